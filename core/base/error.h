@@ -1,0 +1,35 @@
+// The one exception type of geon's C++ core. Everything below the C ABI throws geon::Error; the
+// provider turns it into a status object, so no exception ever crosses the ABI.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace geon {
+
+enum class ErrorCode {
+  kInvalidArgument = 1,  // the caller passed something malformed
+  kNotSupported = 2,     // well-formed, but geon has no rule or kernel for it
+  kOutOfRange = 3,       // an index, size or byte range outside what is allowed
+  kResourceExhausted = 4,
+  kDeviceUnavailable = 5,
+  kInternal = 6,
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+[[noreturn]] inline void fail(ErrorCode code, const std::string& what) { throw Error(code, what); }
+
+// Checks an argument condition; the message says what was expected, for the user to read.
+inline void require(bool ok, const std::string& what) {
+  if (!ok) fail(ErrorCode::kInvalidArgument, what);
+}
+
+}  // namespace geon

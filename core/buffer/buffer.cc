@@ -1,0 +1,72 @@
+// Host allocator, Storage and BufferRef.
+#include "core/buffer/buffer.h"
+
+#include <new>
+
+#include "core/base/error.h"
+
+namespace geon {
+
+std::string to_string(Device d) {
+  return (d.kind == DeviceKind::kHost ? std::string("host") : std::string("cuda:")) +
+         (d.kind == DeviceKind::kHost ? std::string() : std::to_string(d.index));
+}
+
+namespace {
+
+class HostAllocator final : public Allocator {
+ public:
+  Device device() const override { return {}; }
+  void* allocate(size_t bytes) override {
+    // Zero-byte storages still get a distinct, valid pointer.
+    void* p =
+        ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t(kStorageAlignment), std::nothrow);
+    if (!p)
+      fail(ErrorCode::kResourceExhausted,
+           "host allocation of " + std::to_string(bytes) + " bytes failed");
+    return p;
+  }
+  void deallocate(void* p, size_t) override {
+    ::operator delete(p, std::align_val_t(kStorageAlignment));
+  }
+};
+
+}  // namespace
+
+Allocator& host_allocator() {
+  static HostAllocator alloc;
+  return alloc;
+}
+
+Storage::Storage(Allocator& alloc, size_t bytes)
+    : alloc_(&alloc), data_(static_cast<std::byte*>(alloc.allocate(bytes))), size_(bytes) {}
+
+Storage::~Storage() { alloc_->deallocate(data_, size_); }
+
+void BufferRef::bind(std::shared_ptr<Storage> s) {
+  require(s != nullptr, "BufferRef::bind: null storage");
+  data_ = s->data();
+  size_ = s->size();
+  device_ = s->device();
+  owned_ = std::move(s);
+  bound_ = true;
+}
+
+void BufferRef::bind_external(void* data, size_t bytes, Device device) {
+  require(data != nullptr || bytes == 0, "BufferRef::bind_external: null data with nonzero size");
+  owned_.reset();
+  data_ = static_cast<std::byte*>(data);
+  size_ = bytes;
+  device_ = device;
+  bound_ = true;
+}
+
+void BufferRef::unbind() {
+  owned_.reset();
+  data_ = nullptr;
+  size_ = 0;
+  device_ = {};
+  bound_ = false;
+}
+
+}  // namespace geon

@@ -1,0 +1,206 @@
+// Accumulator loops. Folding into one element uses 16 independent lanes so the compiler can
+// vectorise without reassociating a single floating-point sum.
+#include "core/engine/accumulate.h"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "core/base/error.h"
+#include "core/engine/engine.h"
+
+namespace geon {
+namespace {
+
+template <Reduce R, class A>
+A combine(A a, A b) {
+  if constexpr (R == Reduce::kSum || R == Reduce::kMean)
+    return a + b;
+  else if constexpr (R == Reduce::kProd)
+    return a * b;
+  else if constexpr (R == Reduce::kMax) {
+    if constexpr (std::is_floating_point_v<A>)
+      return (a > b || std::isnan(a)) ? a : b;
+    else
+      return a > b ? a : b;
+  } else {
+    if constexpr (std::is_floating_point_v<A>)
+      return (a < b || std::isnan(a)) ? a : b;
+    else
+      return a < b ? a : b;
+  }
+}
+
+template <Reduce R, class A>
+A identity() {
+  if constexpr (R == Reduce::kSum || R == Reduce::kMean)
+    return A(0);
+  else if constexpr (R == Reduce::kProd)
+    return A(1);
+  else if constexpr (R == Reduce::kMax)
+    return std::is_floating_point_v<A> ? -std::numeric_limits<A>::infinity()
+                                       : std::numeric_limits<A>::lowest();
+  else
+    return std::is_floating_point_v<A> ? std::numeric_limits<A>::infinity()
+                                       : std::numeric_limits<A>::max();
+}
+
+template <Reduce R, class A, class T>
+void fold(A* acc, int64_t stride, const T* v, int64_t n) {
+  if (stride != 0) {
+    for (int64_t i = 0; i < n; ++i)
+      acc[i * stride] = combine<R>(acc[i * stride], static_cast<A>(v[i]));
+    return;
+  }
+  constexpr int kLanes = 16;
+  A lane[kLanes];
+  for (A& l : lane) l = identity<R, A>();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) lane[k] = combine<R>(lane[k], static_cast<A>(v[i + k]));
+  A total = acc[0];
+  for (int k = 0; k < kLanes; ++k) total = combine<R>(total, lane[k]);
+  for (; i < n; ++i) total = combine<R>(total, static_cast<A>(v[i]));
+  acc[0] = total;
+}
+
+template <class F>
+void with_acc(DType acc, F&& f) {
+  switch (acc) {
+    case DType::kDouble:
+      f(double{});
+      return;
+    case DType::kInt64:
+      f(int64_t{});
+      return;
+    case DType::kUInt64:
+      f(uint64_t{});
+      return;
+    default:
+      fail(ErrorCode::kInternal, "accumulate: bad accumulator dtype");
+  }
+}
+
+template <class F>
+void with_value(DType t, F&& f) {
+  switch (t) {
+    case DType::kFloat:
+      f(float{});
+      return;
+    case DType::kDouble:
+      f(double{});
+      return;
+    case DType::kInt8:
+      f(int8_t{});
+      return;
+    case DType::kInt16:
+      f(int16_t{});
+      return;
+    case DType::kInt32:
+      f(int32_t{});
+      return;
+    case DType::kInt64:
+      f(int64_t{});
+      return;
+    case DType::kUInt8:
+      f(uint8_t{});
+      return;
+    case DType::kUInt16:
+      f(uint16_t{});
+      return;
+    case DType::kUInt32:
+      f(uint32_t{});
+      return;
+    case DType::kUInt64:
+      f(uint64_t{});
+      return;
+    case DType::kBool:
+      f(bool{});
+      return;
+    default:
+      fail(ErrorCode::kInternal, "accumulate: value dtype is not a compute type");
+  }
+}
+
+template <class F>
+void with_reduce(Reduce r, F&& f) {
+  switch (r) {
+    case Reduce::kSum:
+      f(std::integral_constant<Reduce, Reduce::kSum>{});
+      return;
+    case Reduce::kMean:
+      f(std::integral_constant<Reduce, Reduce::kMean>{});
+      return;
+    case Reduce::kMax:
+      f(std::integral_constant<Reduce, Reduce::kMax>{});
+      return;
+    case Reduce::kMin:
+      f(std::integral_constant<Reduce, Reduce::kMin>{});
+      return;
+    case Reduce::kProd:
+      f(std::integral_constant<Reduce, Reduce::kProd>{});
+      return;
+    case Reduce::kNone:
+      break;
+  }
+  fail(ErrorCode::kInternal, "accumulate: no reduction");
+}
+
+}  // namespace
+
+DType accumulator_dtype(DType result) {
+  if (result == DType::kFloat || result == DType::kDouble) return DType::kDouble;
+  if (result == DType::kBool) return DType::kInt64;
+  return is_signed(result) ? DType::kInt64 : DType::kUInt64;
+}
+
+void fill_identity(Reduce r, DType acc, void* data, int64_t n) {
+  with_reduce(r, [&](auto rc) {
+    with_acc(acc, [&](auto a) {
+      using A = decltype(a);
+      A* p = static_cast<A*>(data);
+      for (int64_t i = 0; i < n; ++i) p[i] = identity<decltype(rc)::value, A>();
+    });
+  });
+}
+
+void accumulate(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType value,
+                const void* values, int64_t n) {
+  with_reduce(r, [&](auto rc) {
+    with_acc(acc_dtype, [&](auto a) {
+      with_value(value, [&](auto v) {
+        using A = decltype(a);
+        using V = decltype(v);
+        fold<decltype(rc)::value>(static_cast<A*>(acc), acc_stride, static_cast<const V*>(values),
+                                  n);
+      });
+    });
+  });
+}
+
+void combine_partials(Reduce r, DType acc_dtype, void* acc, const void* other, int64_t n) {
+  with_reduce(r, [&](auto rc) {
+    with_acc(acc_dtype, [&](auto a) {
+      using A = decltype(a);
+      A* p = static_cast<A*>(acc);
+      const A* q = static_cast<const A*>(other);
+      for (int64_t i = 0; i < n; ++i) p[i] = combine<decltype(rc)::value>(p[i], q[i]);
+    });
+  });
+}
+
+void divide_by_count(DType acc_dtype, void* acc, int64_t n, int64_t count) {
+  with_acc(acc_dtype, [&](auto a) {
+    using A = decltype(a);
+    A* p = static_cast<A*>(acc);
+    if constexpr (std::is_floating_point_v<A>) {
+      for (int64_t i = 0; i < n; ++i) p[i] /= static_cast<A>(count);
+    } else {
+      // Integer mean of nothing is 0 rather than a division by zero.
+      for (int64_t i = 0; i < n; ++i)
+        p[i] = count == 0 ? A(0) : static_cast<A>(p[i] / static_cast<A>(count));
+    }
+  });
+}
+
+}  // namespace geon

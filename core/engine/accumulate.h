@@ -1,0 +1,26 @@
+// Accumulation for reductions into a smaller destination: values are combined in a wide
+// accumulator type (double for floating results, int64/uint64 for integers and bools) in a
+// dense buffer shaped like the destination, then converted into it once at the end.
+#pragma once
+
+#include <cstdint>
+
+#include "core/dtype/dtype.h"
+
+namespace geon {
+
+enum class Reduce;
+
+DType accumulator_dtype(DType result);
+// Fills n accumulator elements with the reduction's identity (0, 1, -inf/min, +inf/max).
+void fill_identity(Reduce r, DType acc, void* data, int64_t n);
+// Combines n values of dtype `value` (contiguous) into acc. With acc_stride 0 all n values
+// fold into the single element acc[0]; otherwise value i goes to acc[i * acc_stride].
+void accumulate(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType value,
+                const void* values, int64_t n);
+// acc[i] = combine(acc[i], other[i]) for two dense accumulators (per-thread partials).
+void combine_partials(Reduce r, DType acc_dtype, void* acc, const void* other, int64_t n);
+// acc[i] /= count, for the mean.
+void divide_by_count(DType acc_dtype, void* acc, int64_t n, int64_t count);
+
+}  // namespace geon

@@ -1,0 +1,274 @@
+// Evaluating fused expressions: plan the loop, cut it across threads, and run each part chunk
+// by chunk. A chunk gathers each input (converting to the node's compute type only when it is
+// not already contiguous and of that type), runs the nodes' table functions on L1-sized
+// buffers, and stores or accumulates the result.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/error.h"
+#include "core/buffer/buffer.h"
+#include "core/desc/views.h"
+#include "core/engine/accumulate.h"
+#include "core/engine/convert.h"
+#include "core/engine/engine.h"
+#include "core/engine/parallel.h"
+
+namespace geon {
+namespace {
+
+constexpr int64_t kChunk = 1024;
+constexpr int64_t kMaxPrivateAccumulator = int64_t{1} << 20;
+
+int64_t inner_stride(const LoopPlan& p, int op) {
+  return p.rank == 0 ? 0 : p.stride[op][p.rank - 1];
+}
+
+int64_t elem_bytes(DType t) { return dtype_bits(t) / 8; }
+
+void check_operand(const TensorDesc& d, const void* data, const std::string& what) {
+  require(d.strides.size() == d.shape.size(), what + ": " + std::to_string(d.shape.size()) +
+                                                  " dims but " + std::to_string(d.strides.size()) +
+                                                  " strides");
+  for (int64_t len : d.shape) require(len >= 0, what + ": negative length in " + to_string(d));
+  require(data != nullptr || element_count(d) == 0, what + ": no data");
+  require(d.offset >= 0 || element_span(d).first >= 0 || element_count(d) == 0,
+          what + ": the view reaches before its storage: " + to_string(d));
+}
+
+// A destination element written twice would make the result depend on order.
+void check_not_self_overlapping(const TensorDesc& d) {
+  std::vector<std::pair<int64_t, int64_t>> dims;  // |stride|, length
+  for (int i = 0; i < d.rank(); ++i)
+    if (d.shape[i] > 1) dims.emplace_back(std::abs(d.strides[i]), d.shape[i]);
+  std::sort(dims.begin(), dims.end());
+  int64_t reach = 0;  // largest offset the inner dims span
+  for (auto [stride, len] : dims) {
+    require(stride > reach, "destination " + to_string(d) +
+                                " has elements that alias each other (broadcast or overlapping "
+                                "strides); it cannot be written");
+    reach += stride * (len - 1);
+  }
+}
+
+bool ranges_intersect(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db) {
+  if (element_count(da) == 0 || element_count(db) == 0) return false;
+  const ByteSpan sa = byte_span(da), sb = byte_span(db);
+  const auto* pa = static_cast<const char*>(a);
+  const auto* pb = static_cast<const char*>(b);
+  return pa + sa.begin < pb + sb.end && pb + sb.begin < pa + sa.end;
+}
+
+struct PassState {
+  const Expr* expr;
+  const Operand* dst;
+  std::vector<const void*> in_base;
+  std::vector<DType> in_dtype;
+  Reduce reduce;
+  DType acc_dtype;
+  const EngineOptions* opt;
+};
+
+// Per-part buffers: one per node result and one per node argument, each a chunk of 8-byte
+// elements (the widest compute type).
+struct Scratch {
+  explicit Scratch(size_t nodes) : mem(new std::byte[nodes * 4 * kChunk * 8]) {}
+  void* result(size_t node) { return &mem[node * 4 * kChunk * 8]; }
+  void* arg(size_t node, int a) { return &mem[(node * 4 + 1 + a) * kChunk * 8]; }
+  std::unique_ptr<std::byte[]> mem;
+};
+
+void scale_chunk(DType t, void* data, int64_t n, double s) {
+  switch (t) {
+    case DType::kFloat:
+      for (int64_t i = 0; i < n; ++i) static_cast<float*>(data)[i] *= static_cast<float>(s);
+      return;
+    case DType::kDouble:
+      for (int64_t i = 0; i < n; ++i) static_cast<double*>(data)[i] *= s;
+      return;
+    default: {
+      // Integer scales are integral (checked by ExprBuilder); go through int64 and back.
+      std::vector<int64_t> tmp(n);
+      convert_strided(t, data, 0, 1, DType::kInt64, tmp.data(), 0, 1, n);
+      for (int64_t& v : tmp)
+        v = static_cast<int64_t>(static_cast<uint64_t>(v) *
+                                 static_cast<uint64_t>(static_cast<int64_t>(s)));
+      convert_strided(DType::kInt64, tmp.data(), 0, 1, t, data, 0, 1, n);
+    }
+  }
+}
+
+// Runs one part serially: every row of the plan, chunk by chunk.
+void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
+  const Expr& e = *st.expr;
+  const int n_in = static_cast<int>(e.inputs.size());
+  const int acc_op = n_in + 1;
+  Scratch scratch(e.nodes.size());
+  std::vector<int64_t> off(p.operands);
+  std::vector<const void*> vals(e.nodes.size());
+  const int64_t rows = loop_rows(p), inner = loop_inner(p);
+  const ExprNode& last = e.nodes.back();
+  const DType dst_t = st.dst->desc.dtype;
+  const bool direct_store =
+      st.reduce == Reduce::kNone && dst_t == last.result && inner_stride(p, 0) == 1;
+
+  for (int64_t row = 0; row < rows; ++row) {
+    for (int o = 0; o < p.operands; ++o) off[o] = row_offset(p, o, row);
+    for (int64_t j0 = 0; j0 < inner; j0 += kChunk) {
+      const int64_t n = std::min(kChunk, inner - j0);
+      for (size_t k = 0; k < e.nodes.size(); ++k) {
+        const ExprNode& node = e.nodes[k];
+        const void* args[3] = {nullptr, nullptr, nullptr};
+        for (int a = 0; a < node.op->arity; ++a) {
+          const ExprArg arg = node.args[a];
+          DType from;
+          const void* base;
+          int64_t first, stride;
+          if (arg.node) {
+            from = e.nodes[arg.index].result;
+            base = vals[arg.index];
+            first = 0;
+            stride = 1;
+          } else {
+            from = st.in_dtype[arg.index];
+            base = st.in_base[arg.index];
+            stride = inner_stride(p, 1 + arg.index);
+            first = off[1 + arg.index] + j0 * stride;
+          }
+          if (from == node.compute && stride == 1 && node.scale[a] == 1.0) {
+            args[a] = static_cast<const char*>(base) + first * elem_bytes(from);
+            continue;
+          }
+          void* buf = scratch.arg(k, a);
+          convert_strided(from, base, first, stride, node.compute, buf, 0, 1, n);
+          if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
+          args[a] = buf;
+        }
+        void* out = scratch.result(k);
+        if (k + 1 == e.nodes.size() && direct_store)
+          out = static_cast<char*>(st.dst->data) + (off[0] + j0) * elem_bytes(dst_t);
+        node.op->fn[compute_index(node.compute)](n, out, args[0], args[1], args[2], node.params);
+        vals[k] = out;
+      }
+      if (st.reduce != Reduce::kNone) {
+        const int64_t as = inner_stride(p, acc_op);
+        void* a = static_cast<char*>(acc) + (off[acc_op] + j0 * as) * 8;
+        accumulate(st.reduce, st.acc_dtype, a, as, last.result, vals.back(), n);
+      } else if (!direct_store) {
+        const int64_t ds = inner_stride(p, 0);
+        convert_strided(last.result, vals.back(), 0, 1, dst_t, st.dst->data, off[0] + j0 * ds, ds,
+                        n, st.opt->cast);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+ConstOperand ConstOperand::scalar(double value, DType dtype) {
+  ConstOperand op;
+  require(dtype_bits(dtype) > 0 && dtype_bits(dtype) <= 128 && is_numeric(dtype),
+          "scalar operand: unsupported dtype " + std::string(dtype_name(dtype)));
+  op.desc = row_major(dtype, {});
+  Scalar s;
+  s.kind = Scalar::Kind::kFloat;
+  s.re = value;
+  store_scalar(dtype, op.inline_value_, 0, s);
+  return op;
+}
+
+void evaluate(const Expr& expr, const Operand& dst, std::span<const ConstOperand> inputs,
+              Reduce reduce, const EngineOptions& opt) {
+  const int n_in = static_cast<int>(inputs.size());
+  require(n_in == static_cast<int>(expr.inputs.size()), "evaluate: the expression takes " +
+                                                            std::to_string(expr.inputs.size()) +
+                                                            " inputs, got " + std::to_string(n_in));
+  require(n_in + 2 <= kMaxLoopOperands,
+          "evaluate: at most " + std::to_string(kMaxLoopOperands - 2) + " inputs");
+  check_operand(dst.desc, dst.data, "destination");
+  if (reduce == Reduce::kNone) check_not_self_overlapping(dst.desc);
+  require(
+      is_numeric(dst.desc.dtype),
+      "evaluate: destination dtype " + std::string(dtype_name(dst.desc.dtype)) + " is not numeric");
+
+  // Inputs that alias the destination other than as the very same view are copied first.
+  std::vector<ConstOperand> in(inputs.begin(), inputs.end());
+  std::vector<std::unique_ptr<Storage>> copies;
+  for (int i = 0; i < n_in; ++i) {
+    check_operand(in[i].desc, in[i].base(), "input " + std::to_string(i));
+    require(in[i].desc.dtype == expr.inputs[i], "evaluate: input " + std::to_string(i) + " is " +
+                                                    std::string(dtype_name(in[i].desc.dtype)) +
+                                                    " but the expression expects " +
+                                                    std::string(dtype_name(expr.inputs[i])));
+    const bool same_view = in[i].base() == dst.data && in[i].desc == dst.desc;
+    if (!same_view && ranges_intersect(in[i].base(), in[i].desc, dst.data, dst.desc)) {
+      TensorDesc cd = row_major(in[i].desc.dtype, in[i].desc.shape);
+      copies.push_back(std::make_unique<Storage>(host_allocator(),
+                                                 dtype_bytes_for(cd.dtype, element_count(cd))));
+      assign({cd, copies.back()->data()}, in[i], opt);
+      in[i] = ConstOperand{cd, copies.back()->data()};
+    }
+  }
+
+  std::vector<const TensorDesc*> descs{&dst.desc};
+  for (const ConstOperand& o : in) descs.push_back(&o.desc);
+  const Dims shape = loop_shape(descs);
+  const bool full = dst.desc.rank() == static_cast<int>(shape.size()) &&
+                    std::equal(shape.begin(), shape.end(), dst.desc.shape.begin());
+  if (reduce == Reduce::kNone && !full)
+    fail(ErrorCode::kInvalidArgument,
+         "evaluate: destination " + to_string(dst.desc) +
+             " is smaller than the loop shape; pass a reduction to accumulate into it");
+
+  PassState st{&expr, &dst, {}, {}, reduce, DType::kDouble, &opt};
+  for (const ConstOperand& o : in) {
+    st.in_base.push_back(o.base());
+    st.in_dtype.push_back(o.desc.dtype);
+  }
+  ThreadPool& pool = opt.pool ? *opt.pool : default_thread_pool();
+
+  if (reduce == Reduce::kNone) {
+    const LoopPlan plan = make_loop_plan(descs, shape);
+    // Packed destinations share bytes between neighbours: one writer only.
+    const int parts = is_packed(dst.desc.dtype) ? 1 : parts_for(plan, pool);
+    run_parts(pool, plan, split_dim(plan, parts, 0), parts,
+              [&](const LoopPlan& sub, int) { run_serial(st, sub, nullptr); });
+    return;
+  }
+
+  // Reduction: a dense accumulator shaped like the destination rides along as the last
+  // operand. Parts own disjoint accumulator elements when a dim can be cut that way;
+  // otherwise each part fills a private copy and the copies are combined in part order, so
+  // results are the same on every run.
+  st.acc_dtype = accumulator_dtype(expr.result());
+  const TensorDesc acc_desc = row_major(st.acc_dtype, dst.desc.shape);
+  descs.push_back(&acc_desc);
+  const int64_t acc_n = element_count(acc_desc);
+  const LoopPlan plan = make_loop_plan(descs, shape);
+  const int acc_op = n_in + 1;
+  const int parts = parts_for(plan, pool);
+  int d = split_dim(plan, parts, acc_op);
+  const bool private_acc =
+      parts > 1 && (d < 0 || plan.length[d] < parts) && acc_n <= kMaxPrivateAccumulator;
+  if (private_acc) d = split_dim(plan, parts, -1);
+  const int n_acc = private_acc ? parts : 1;
+  // Raw bytes: the accumulators are double, int64 or uint64 depending on the result type.
+  std::vector<std::unique_ptr<std::byte[]>> accs;
+  for (int a = 0; a < n_acc; ++a) {
+    accs.emplace_back(new std::byte[std::max<int64_t>(acc_n, 1) * 8]);
+    fill_identity(reduce, st.acc_dtype, accs.back().get(), acc_n);
+  }
+  run_parts(pool, plan, d, private_acc ? parts : (d < 0 ? 1 : parts),
+            [&](const LoopPlan& sub, int part) {
+              run_serial(st, sub, accs[private_acc ? part : 0].get());
+            });
+  for (int a = 1; a < n_acc; ++a)
+    combine_partials(reduce, st.acc_dtype, accs[0].get(), accs[a].get(), acc_n);
+  if (reduce == Reduce::kMean)
+    divide_by_count(st.acc_dtype, accs[0].get(), acc_n, acc_n ? loop_elements(plan) / acc_n : 0);
+  assign(dst, ConstOperand{acc_desc, accs[0].get()}, opt);
+}
+
+}  // namespace geon

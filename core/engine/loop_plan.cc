@@ -1,0 +1,167 @@
+// Building loop plans: generalized broadcasting (modulo reads become split dims with stride 0),
+// dim ordering and coalescing. Only the host builds plans; devices just read them.
+#include "core/engine/loop_plan.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/base/error.h"
+
+namespace geon {
+namespace {
+
+std::string shape_text(std::span<const int64_t> s) {
+  std::string out = "(";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + ")";
+}
+
+std::string shapes_text(std::span<const TensorDesc* const> ops) {
+  std::string out;
+  for (size_t i = 0; i < ops.size(); ++i) out += (i ? " " : "") + shape_text(ops[i]->shape);
+  return out;
+}
+
+// Length of operand `o` at loop dim d of a loop of rank r (1-extended on the left).
+int64_t extended_length(const TensorDesc& o, int r, int d) {
+  const int lead = r - o.rank();
+  return d < lead ? 1 : o.shape[d - lead];
+}
+
+int64_t extended_stride(const TensorDesc& o, int r, int d) {
+  const int lead = r - o.rank();
+  return d < lead ? 0 : o.strides[d - lead];
+}
+
+struct LoopDim {
+  int64_t length;
+  int64_t stride[kMaxLoopOperands];
+};
+
+}  // namespace
+
+Dims loop_shape(std::span<const TensorDesc* const> operands) {
+  int r = 0;
+  for (const TensorDesc* o : operands) r = std::max(r, o->rank());
+  Dims shape(r, 1);
+  for (int d = 0; d < r; ++d) {
+    bool any_zero = false;
+    for (const TensorDesc* o : operands) {
+      const int64_t len = extended_length(*o, r, d);
+      any_zero |= len == 0;
+      shape[d] = std::max(shape[d], len);
+    }
+    if (any_zero) shape[d] = 0;
+  }
+  // Validate divisibility now so the error names every shape involved.
+  for (int d = 0; d < r; ++d)
+    for (const TensorDesc* o : operands) {
+      const int64_t len = extended_length(*o, r, d);
+      const bool ok = len == 1 || len == shape[d] || (len > 0 && shape[d] % len == 0);
+      if (!ok)
+        fail(ErrorCode::kInvalidArgument, "shapes " + shapes_text(operands) +
+                                              " do not broadcast: length " + std::to_string(len) +
+                                              " does not divide " + std::to_string(shape[d]) +
+                                              " at dim " + std::to_string(d));
+    }
+  return shape;
+}
+
+LoopPlan make_loop_plan(std::span<const TensorDesc* const> operands,
+                        std::span<const int64_t> shape) {
+  const int n_ops = static_cast<int>(operands.size());
+  require(n_ops >= 1 && n_ops <= kMaxLoopOperands,
+          "loop plan: between 1 and " + std::to_string(kMaxLoopOperands) + " operands allowed");
+  const int r = static_cast<int>(shape.size());
+  for (const TensorDesc* o : operands)
+    require(o->rank() <= r, "loop plan: operand " + shape_text(o->shape) +
+                                " has a higher rank than the loop " + shape_text(shape));
+
+  LoopPlan plan;
+  plan.operands = n_ops;
+  for (int o = 0; o < n_ops; ++o) plan.offset[o] = operands[o]->offset;
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    plan.rank = 1;  // an empty loop: one dim of length 0
+    return plan;
+  }
+
+  std::vector<LoopDim> dims;
+  for (int d = 0; d < r; ++d) {
+    const int64_t L = shape[d];
+    // Distinct operand lengths strictly between 1 and L: each needs its own sub-dim.
+    std::vector<int64_t> ks;
+    for (const TensorDesc* o : operands) {
+      const int64_t len = extended_length(*o, r, d);
+      require(len == 1 || len == L || (len > 1 && L % len == 0),
+              "loop plan: length " + std::to_string(len) + " does not divide loop length " +
+                  std::to_string(L));
+      if (len != 1 && len != L) ks.push_back(len);
+    }
+    std::sort(ks.begin(), ks.end());
+    ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+    for (size_t i = 1; i < ks.size(); ++i)
+      require(ks[i] % ks[i - 1] == 0, "shapes " + shapes_text(operands) + ": lengths " +
+                                          std::to_string(ks[i - 1]) + " and " +
+                                          std::to_string(ks[i]) + " at dim " + std::to_string(d) +
+                                          " do not nest (one must divide the other)");
+    // Sub-dim lengths, outermost first: L/k_n, k_n/k_{n-1}, ..., k_1.
+    std::vector<int64_t> m;
+    int64_t prev = L;
+    for (auto it = ks.rbegin(); it != ks.rend(); ++it) {
+      m.push_back(prev / *it);
+      prev = *it;
+    }
+    m.push_back(prev);
+    // cum[t] = product of m[t..]; an operand of length len reads sub-dims with cum[t] <= len.
+    std::vector<int64_t> cum(m.size() + 1, 1);
+    for (int t = static_cast<int>(m.size()) - 1; t >= 0; --t) cum[t] = cum[t + 1] * m[t];
+    for (size_t t = 0; t < m.size(); ++t) {
+      LoopDim ld{m[t], {}};
+      for (int o = 0; o < n_ops; ++o) {
+        const int64_t len = extended_length(*operands[o], r, d);
+        const int64_t s = extended_stride(*operands[o], r, d);
+        ld.stride[o] = (len != 1 && cum[t] <= len) ? s * cum[t + 1] : 0;
+      }
+      if (ld.length != 1) dims.push_back(ld);
+    }
+  }
+
+  // Innermost = densest: order by the destination's stride, or where the destination is
+  // reduced (stride 0), by the largest input stride.
+  auto key = [&](const LoopDim& ld) {
+    if (ld.stride[0] != 0) return std::abs(ld.stride[0]);
+    int64_t k = 0;
+    for (int o = 1; o < n_ops; ++o) k = std::max(k, std::abs(ld.stride[o]));
+    return k;
+  };
+  std::stable_sort(dims.begin(), dims.end(),
+                   [&](const LoopDim& a, const LoopDim& b) { return key(a) > key(b); });
+
+  // Merge an outer dim into its inner neighbour when every operand steps through both as one.
+  std::vector<LoopDim> merged;
+  for (const LoopDim& ld : dims) {
+    if (!merged.empty()) {
+      LoopDim& outer = merged.back();
+      bool ok = true;
+      for (int o = 0; o < n_ops && ok; ++o) ok = outer.stride[o] == ld.stride[o] * ld.length;
+      if (ok) {
+        outer.length *= ld.length;
+        for (int o = 0; o < n_ops; ++o) outer.stride[o] = ld.stride[o];
+        continue;
+      }
+    }
+    merged.push_back(ld);
+  }
+  require(static_cast<int>(merged.size()) <= kMaxLoopRank,
+          "loop plan: more than " + std::to_string(kMaxLoopRank) + " dims after coalescing");
+  plan.rank = static_cast<int>(merged.size());
+  for (int d = 0; d < plan.rank; ++d) {
+    plan.length[d] = merged[d].length;
+    for (int o = 0; o < n_ops; ++o) plan.stride[o][d] = merged[d].stride[o];
+  }
+  return plan;
+}
+
+}  // namespace geon

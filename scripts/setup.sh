@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs everything geon needs to build, test and benchmark, by name and at pinned versions.
+# Idempotent: a second run on a ready machine only checks and returns in a few seconds.
+# Usage: scripts/setup.sh [--with-torch]   (torch is only needed to export the benchmark models)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/versions.env
+
+want_torch=0
+[ "${1:-}" = "--with-torch" ] && want_torch=1
+
+apt_pkgs=(build-essential cmake ninja-build pkg-config clang-format
+  libgtest-dev libgmock-dev libbenchmark-dev
+  "libdnnl-dev=${DNNL_DEB}" "libonnx-dev=${ONNX_DEB}" libprotobuf-dev protobuf-compiler
+  "libonnx-testdata=${ONNX_TESTDATA_DEB}")
+[ "$want_torch" = 1 ] && apt_pkgs+=(python3-torch python3-torchvision)
+
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  name=${p%%=*}
+  ver=${p#*=}
+  have=$(dpkg-query -W -f='${Status} ${Version}' "$name" 2>/dev/null || true)
+  case "$have" in
+    "install ok installed"*) [ "$name" = "$p" ] || [ "${have##* }" = "$ver" ] || missing+=("$p") ;;
+    *) missing+=("$p") ;;
+  esac
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+py_pkgs=("numpy==${NUMPY_PIP}" "onnx==${ONNX_PIP}" "onnxruntime==${ORT_PIP}" "ml_dtypes==${ML_DTYPES_PIP}")
+py_missing=()
+for p in "${py_pkgs[@]}"; do
+  name=${p%%==*}
+  ver=${p#*==}
+  have=$(python3 -m pip show "$name" 2>/dev/null | sed -n "s/^Version: //p" || true)
+  [ "$have" = "$ver" ] || py_missing+=("$p")
+done
+if [ ${#py_missing[@]} -gt 0 ]; then
+  echo "setup: installing PyPI packages: ${py_missing[*]}"
+  python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore "${py_missing[@]}"
+fi
+
+if [ ! -x "${CUDA_HOME}/bin/nvcc" ]; then
+  echo "setup: note: no nvcc at ${CUDA_HOME}/bin; CUDA sources will not be compiled" >&2
+fi
+echo "setup: ready"

@@ -1,0 +1,168 @@
+// Fused expressions, scaling, scalar operands, aliasing between destination and inputs, and
+// the errors a caller gets for passes that cannot run.
+#include <gtest/gtest.h>
+
+#include "core/base/error.h"
+
+#include <numeric>
+#include <random>
+
+#include "core/desc/views.h"
+#include "core/engine/engine.h"
+
+namespace geon {
+namespace {
+
+TensorDesc vec(DType t, int64_t n) { return row_major(t, std::vector<int64_t>{n}); }
+
+TEST(EngineExpression, FusedL2EqualsUnfusedThreePasses) {
+  const int64_t n = 100000;
+  std::vector<float> x(n), y(n);
+  std::mt19937 rng(3);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = std::uniform_real_distribution<float>(-1, 1)(rng);
+    y[i] = std::uniform_real_distribution<float>(-1, 1)(rng);
+  }
+  const DType f = DType::kFloat;
+  const DType in[] = {f, f};
+  ExprBuilder b(in);
+  const ExprArg d = b.apply("sub", {b.input(0), b.input(1)});
+  b.apply("mul", {d, d});
+  float fused = 0;
+  const ConstOperand ops[] = {{vec(f, n), x.data()}, {vec(f, n), y.data()}};
+  evaluate(b.build(), {row_major(f, {}), &fused}, ops, Reduce::kSum);
+
+  std::vector<float> diff(n), sq(n);
+  binary("sub", {vec(f, n), diff.data()}, ops[0], ops[1]);
+  binary("mul", {vec(f, n), sq.data()}, {vec(f, n), diff.data()}, {vec(f, n), diff.data()});
+  float unfused = 0;
+  reduce(Reduce::kSum, {row_major(f, {}), &unfused}, {vec(f, n), sq.data()});
+  EXPECT_FLOAT_EQ(fused, unfused);
+  double want = 0;
+  for (int64_t i = 0; i < n; ++i) want += double(x[i] - y[i]) * double(x[i] - y[i]);
+  EXPECT_NEAR(fused, want, 1e-6 * want);
+}
+
+TEST(EngineExpression, OperandScalesApplyBeforeTheOp) {
+  std::vector<float> x{1, 2, 3}, z{10, 20, 30}, out(3);
+  binary("add", {vec(DType::kFloat, 3), out.data()}, {vec(DType::kFloat, 3), x.data()},
+         {vec(DType::kFloat, 3), z.data()}, 2.0, -0.5);
+  EXPECT_EQ(out, (std::vector<float>{-3, -6, -9}));
+  std::vector<int32_t> xi{1, 2, 3}, oi(3);
+  unary("neg", {vec(DType::kInt32, 3), oi.data()}, {vec(DType::kInt32, 3), xi.data()}, 3);
+  EXPECT_EQ(oi, (std::vector<int32_t>{-3, -6, -9}));
+  EXPECT_THROW(
+      unary("neg", {vec(DType::kInt32, 3), oi.data()}, {vec(DType::kInt32, 3), xi.data()}, 0.5),
+      Error);
+}
+
+TEST(EngineExpression, ScalarOperandBroadcastsAgainstAnyShape) {
+  std::vector<double> x(12), out(12);
+  std::iota(x.begin(), x.end(), 0.0);
+  const TensorDesc d = row_major(DType::kDouble, std::vector<int64_t>{3, 4});
+  binary("mul", {d, out.data()}, {d, x.data()}, ConstOperand::scalar(0.5, DType::kDouble));
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(out[i], i * 0.5);
+}
+
+TEST(EngineExpression, TransposedInputIsReadThroughItsStridesWithoutCopy) {
+  std::vector<int32_t> a(6), out(6);
+  std::iota(a.begin(), a.end(), 0);  // (2,3): [[0,1,2],[3,4,5]]
+  const TensorDesc at = transpose(row_major(DType::kInt32, std::vector<int64_t>{2, 3}));
+  unary("identity", {row_major(DType::kInt32, std::vector<int64_t>{3, 2}), out.data()},
+        {at, a.data()});
+  EXPECT_EQ(out, (std::vector<int32_t>{0, 3, 1, 4, 2, 5}));
+}
+
+TEST(EngineExpression, InPlaceOnTheSameViewIsAllowed) {
+  std::vector<float> x(5000, 2.f);
+  const TensorDesc d = vec(DType::kFloat, 5000);
+  binary("mul", {d, x.data()}, {d, x.data()}, {d, x.data()});
+  for (float v : x) ASSERT_EQ(v, 4.f);
+}
+
+TEST(EngineExpression, OverlappingShiftedInputIsReadAsItWasBefore) {
+  // x[1:] = x[:-1] + 1 must read the old x, as if the input were a separate array.
+  std::vector<int64_t> x(3000);
+  std::iota(x.begin(), x.end(), 0);
+  const std::vector<int64_t> before = x;
+  const TensorDesc all = vec(DType::kInt64, 3000);
+  const TensorDesc head = slice(all, 0, 0, 2999), tail = slice(all, 0, 1, 3000);
+  binary("add", {tail, x.data()}, {head, x.data()}, ConstOperand::scalar(1, DType::kInt64));
+  EXPECT_EQ(x[0], 0);
+  for (int i = 1; i < 3000; ++i) ASSERT_EQ(x[i], before[i - 1] + 1);
+}
+
+TEST(EngineExpression, InputsAreNeverModified) {
+  std::vector<float> a(300, 1.5f), b(300, -2.f), out(300);
+  const auto a0 = a, b0 = b;
+  binary("pow", {vec(DType::kFloat, 300), out.data()}, {vec(DType::kFloat, 300), a.data()},
+         {vec(DType::kFloat, 300), b.data()});
+  EXPECT_EQ(a, a0);
+  EXPECT_EQ(b, b0);
+}
+
+TEST(EngineExpression, ThreadCountDoesNotChangeElementwiseResults) {
+  const int64_t n = 1 << 18;
+  std::vector<float> x(n), o1(n), o3(n);
+  std::mt19937 rng(11);
+  for (float& v : x) v = std::uniform_real_distribution<float>(-3, 3)(rng);
+  ThreadPool one(1), three(3);
+  EngineOptions a, b;
+  a.pool = &one;
+  b.pool = &three;
+  const TensorDesc d = row_major(DType::kFloat, std::vector<int64_t>{512, 512});
+  unary("tanh", {d, o1.data()}, {transpose(d), x.data()}, 1, a);
+  unary("tanh", {d, o3.data()}, {transpose(d), x.data()}, 1, b);
+  EXPECT_EQ(o1, o3);
+}
+
+TEST(EngineExpression, DestinationSmallerThanLoopNeedsAReduction) {
+  std::vector<float> x(6), out(3);
+  try {
+    unary("exp", {vec(DType::kFloat, 3), out.data()},
+          {row_major(DType::kFloat, std::vector<int64_t>{2, 3}), x.data()});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pass a reduction"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineExpression, BroadcastDestinationIsRejected) {
+  std::vector<float> x(6), out(3);
+  TensorDesc dst = row_major(DType::kFloat, std::vector<int64_t>{2, 3});
+  dst.strides = {0, 1};
+  try {
+    unary("exp", {dst, out.data()},
+          {row_major(DType::kFloat, std::vector<int64_t>{2, 3}), x.data()});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("alias"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineExpression, OpNotDefinedForTheTypeNamesOpAndType) {
+  std::vector<int32_t> x(3), out(3);
+  try {
+    unary("exp", {vec(DType::kInt32, 3), out.data()}, {vec(DType::kInt32, 3), x.data()});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'exp' is not defined for int32"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(
+      unary("no_such_op", {vec(DType::kInt32, 3), out.data()}, {vec(DType::kInt32, 3), x.data()}),
+      Error);
+}
+
+TEST(EngineExpression, InputDtypeMustMatchTheExpression) {
+  const DType in[] = {DType::kFloat};
+  ExprBuilder b(in);
+  b.apply("exp", {b.input(0)});
+  std::vector<double> x(3);
+  std::vector<float> out(3);
+  const ConstOperand ops[] = {{vec(DType::kDouble, 3), x.data()}};
+  EXPECT_THROW(evaluate(b.build(), {vec(DType::kFloat, 3), out.data()}, ops), Error);
+}
+
+}  // namespace
+}  // namespace geon
