@@ -52,14 +52,18 @@ void fold(A* acc, int64_t stride, const T* v, int64_t n) {
       acc[i * stride] = combine<R>(acc[i * stride], static_cast<A>(v[i]));
     return;
   }
+  // Float chunks fold in float lanes (twice the SIMD width of double; a chunk is at most a
+  // few thousand values, so each lane sums few enough to stay accurate) and the lane totals
+  // join the double accumulator. Products stay wide: they overflow float too easily.
+  using L = std::conditional_t<std::is_same_v<T, float> && R != Reduce::kProd, float, A>;
   constexpr int kLanes = 16;
-  A lane[kLanes];
-  for (A& l : lane) l = identity<R, A>();
+  L lane[kLanes];
+  for (L& l : lane) l = identity<R, L>();
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) lane[k] = combine<R>(lane[k], static_cast<A>(v[i + k]));
+    for (int k = 0; k < kLanes; ++k) lane[k] = combine<R>(lane[k], static_cast<L>(v[i + k]));
   A total = acc[0];
-  for (int k = 0; k < kLanes; ++k) total = combine<R>(total, lane[k]);
+  for (int k = 0; k < kLanes; ++k) total = combine<R>(total, static_cast<A>(lane[k]));
   for (; i < n; ++i) total = combine<R>(total, static_cast<A>(v[i]));
   acc[0] = total;
 }

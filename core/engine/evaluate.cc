@@ -19,7 +19,9 @@
 namespace geon {
 namespace {
 
-constexpr int64_t kChunk = 1024;
+// 4096 elements: large enough that per-chunk dispatch costs vanish, small enough that a
+// chunk's buffers stay in L2.
+constexpr int64_t kChunk = 4096;
 constexpr int64_t kMaxPrivateAccumulator = int64_t{1} << 20;
 
 int64_t inner_stride(const LoopPlan& p, int op) {
@@ -72,11 +74,14 @@ struct PassState {
 };
 
 // Per-part buffers: one per node result and one per node argument, each a chunk of 8-byte
-// elements (the widest compute type).
+// elements (the widest compute type). Sized for the rows actually run, so a small pass does
+// not pay for a full chunk.
 struct Scratch {
-  explicit Scratch(size_t nodes) : mem(new std::byte[nodes * 4 * kChunk * 8]) {}
-  void* result(size_t node) { return &mem[node * 4 * kChunk * 8]; }
-  void* arg(size_t node, int a) { return &mem[(node * 4 + 1 + a) * kChunk * 8]; }
+  Scratch(size_t nodes, int64_t chunk)
+      : chunk_bytes(chunk * 8), mem(new std::byte[nodes * 4 * chunk_bytes]) {}
+  void* result(size_t node) { return &mem[node * 4 * chunk_bytes]; }
+  void* arg(size_t node, int a) { return &mem[(node * 4 + 1 + a) * chunk_bytes]; }
+  int64_t chunk_bytes;
   std::unique_ptr<std::byte[]> mem;
 };
 
@@ -105,10 +110,10 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
   const Expr& e = *st.expr;
   const int n_in = static_cast<int>(e.inputs.size());
   const int acc_op = n_in + 1;
-  Scratch scratch(e.nodes.size());
+  const int64_t rows = loop_rows(p), inner = loop_inner(p);
+  Scratch scratch(e.nodes.size(), std::max<int64_t>(1, std::min(kChunk, inner)));
   std::vector<int64_t> off(p.operands);
   std::vector<const void*> vals(e.nodes.size());
-  const int64_t rows = loop_rows(p), inner = loop_inner(p);
   const ExprNode& last = e.nodes.back();
   const DType dst_t = st.dst->desc.dtype;
   const bool direct_store =
