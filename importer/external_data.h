@@ -1,0 +1,24 @@
+// Reading tensor bytes stored outside the model file. Locations are untrusted input: only
+// relative paths inside the model's directory are read, and every refusal has its own message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace geon {
+
+struct ExternalDataRef {
+  std::string location;
+  int64_t offset = 0;
+  int64_t length = -1;  // -1: to the end of what the tensor needs
+};
+
+// Reads `expected_bytes` bytes for tensor `tensor_name` from ref relative to base_dir, after
+// checking: base_dir given; location relative, without '..' segments, and (after resolving
+// symlinks) inside base_dir; the file exists; offset and length fit inside the file; length,
+// when given, equals expected_bytes. Throws geon::Error otherwise.
+std::vector<std::byte> read_external_data(const ExternalDataRef& ref, const std::string& base_dir,
+                                          int64_t expected_bytes, const std::string& tensor_name);
+
+}  // namespace geon

@@ -1,0 +1,308 @@
+// Building one Graph: values first (initializers, inputs), then nodes in dependency order,
+// each through its import rule, then outputs. Errors name the graph, node, op and value.
+#include "importer/graph_builder.h"
+
+#include <deque>
+#include <functional>
+#include <set>
+#include <unordered_map>
+
+#include "core/base/error.h"
+#include "importer/attributes.h"
+#include "importer/functions.h"
+#include "importer/rule.h"
+
+namespace geon::importer {
+
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+std::string node_label(const onnx::NodeProto& n, int index) {
+  return "node '" + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + "' (" +
+         n.op_type() + ")";
+}
+
+// Kahn's order over the node list; names produced by no node must already be defined
+// (initializer, input, outer scope) or the node's input is dangling.
+std::vector<int> dependency_order(const std::vector<onnx::NodeProto>& nodes, const Graph& g) {
+  std::unordered_map<std::string, int> producer;
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i)
+    for (const auto& o : nodes[i].output())
+      if (!o.empty()) {
+        if (!producer.emplace(o, i).second || g.find(o) >= 0)
+          fail(ErrorCode::kInvalidArgument, "graph '" + g.name + "': value '" + o +
+                                                "' is produced twice (again by " +
+                                                node_label(nodes[i], i) + ")");
+      }
+  // Nested graphs read outer names too; those count as dependencies of the node.
+  std::vector<std::set<int>> deps(nodes.size());
+  std::function<void(const onnx::GraphProto&, int)> scan_sub = [&](const onnx::GraphProto& sub,
+                                                                   int i) {
+    for (const auto& n : sub.node()) {
+      for (const auto& in : n.input()) {
+        auto it = producer.find(in);
+        if (it != producer.end() && it->second != i) deps[i].insert(it->second);
+      }
+      for (const auto& a : n.attribute()) {
+        if (a.has_g()) scan_sub(a.g(), i);
+        for (const auto& gg : a.graphs()) scan_sub(gg, i);
+      }
+    }
+  };
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i) {
+    for (const auto& in : nodes[i].input()) {
+      if (in.empty()) continue;
+      auto it = producer.find(in);
+      if (it != producer.end()) {
+        deps[i].insert(it->second);
+      } else if (!lookup_visible(g, in)) {
+        fail(ErrorCode::kInvalidArgument, "graph '" + g.name + "': " + node_label(nodes[i], i) +
+                                              " reads '" + in +
+                                              "', which no node, initializer or input defines");
+      }
+    }
+    for (const auto& a : nodes[i].attribute()) {
+      if (a.has_g()) scan_sub(a.g(), i);
+      for (const auto& gg : a.graphs()) scan_sub(gg, i);
+    }
+  }
+  std::vector<int> indegree(nodes.size());
+  std::vector<std::vector<int>> users(nodes.size());
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i)
+    for (int d : deps[i]) {
+      if (d == i)
+        fail(ErrorCode::kInvalidArgument,
+             "graph '" + g.name + "': " + node_label(nodes[i], i) + " reads its own output");
+      ++indegree[i];
+      users[d].push_back(i);
+    }
+  std::deque<int> ready;
+  for (int i = 0; i < static_cast<int>(nodes.size()); ++i)
+    if (indegree[i] == 0) ready.push_back(i);
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (int u : users[i])
+      if (--indegree[u] == 0) ready.push_back(u);
+  }
+  if (order.size() != nodes.size()) {
+    for (int i = 0; i < static_cast<int>(nodes.size()); ++i)
+      if (indegree[i] > 0)
+        fail(ErrorCode::kInvalidArgument,
+             "graph '" + g.name + "': the nodes form a cycle through " + node_label(nodes[i], i));
+  }
+  return order;
+}
+
+Value constant_value(const std::string& name, std::shared_ptr<TensorData> data, Graph& g) {
+  Value v;
+  v.name = name;
+  v.kind = ValueKind::kConstant;
+  v.type = ValueType{TypeKind::kTensor, data->desc.dtype, TypeKind::kTensor};
+  std::vector<Axis> axes;
+  for (int64_t len : data->desc.shape)
+    axes.push_back(make_axis(g.factory(), "", Length::known(len)));
+  v.axes = Axes(std::move(axes));
+  v.rank_known = true;
+  v.data = std::move(data);
+  return v;
+}
+
+// Makes an outer-scope value visible in g under the same name.
+int capture_outer(Graph& g, const std::string& name) {
+  const int here = g.find(name);
+  if (here >= 0) return here;
+  const Value* outer = g.parent ? lookup_visible(*g.parent, name) : nullptr;
+  if (!outer) return -1;
+  Value v = *outer;
+  v.kind = ValueKind::kOuter;
+  v.producer = -1;
+  v.overridable = false;
+  return g.add_value(std::move(v));
+}
+
+}  // namespace
+
+std::string normal_domain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
+
+void read_type(const onnx::TypeProto& tp, Graph& g, const std::string& where, Value& v) {
+  switch (tp.value_case()) {
+    case onnx::TypeProto::kTensorType: {
+      const auto& t = tp.tensor_type();
+      v.type = ValueType{TypeKind::kTensor,
+                         t.has_elem_type() ? dtype_of(t.elem_type(), where) : DType::kUndefined,
+                         TypeKind::kTensor};
+      v.rank_known = t.has_shape();
+      std::vector<Axis> axes;
+      if (t.has_shape())
+        for (const auto& d : t.shape().dim()) {
+          if (d.has_dim_value()) {
+            if (d.dim_value() < 0)
+              fail(ErrorCode::kInvalidArgument,
+                   where + ": negative dim " + std::to_string(d.dim_value()));
+            axes.push_back(make_axis(g.factory(), "", Length::known(d.dim_value())));
+          } else if (d.has_dim_param() && !d.dim_param().empty()) {
+            axes.push_back(make_axis(g.factory(), d.dim_param(), Length::symbolic(d.dim_param())));
+          } else {
+            axes.push_back(make_axis(g.factory(), "", Length::unknown()));
+          }
+        }
+      v.axes = Axes(std::move(axes));
+      return;
+    }
+    case onnx::TypeProto::kSequenceType: {
+      Value inner;
+      read_type(tp.sequence_type().elem_type(), g, where, inner);
+      v.type = ValueType{TypeKind::kSequence, inner.type.dtype, inner.type.kind};
+      v.rank_known = false;
+      return;
+    }
+    case onnx::TypeProto::kOptionalType: {
+      Value inner;
+      read_type(tp.optional_type().elem_type(), g, where, inner);
+      v.type = ValueType{TypeKind::kOptional, inner.type.dtype, inner.type.kind};
+      v.rank_known = false;
+      return;
+    }
+    case onnx::TypeProto::kSparseTensorType:
+      v.type = ValueType{TypeKind::kSparseTensor,
+                         dtype_of(tp.sparse_tensor_type().elem_type(), where), TypeKind::kTensor};
+      return;
+    case onnx::TypeProto::kMapType:
+      v.type =
+          ValueType{TypeKind::kMap, dtype_of(tp.map_type().key_type(), where), TypeKind::kTensor};
+      return;
+    default:
+      v.type = ValueType{TypeKind::kUnknown, DType::kUndefined, TypeKind::kTensor};
+  }
+}
+
+std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* parent, BuildState& st,
+                                   std::shared_ptr<AxisFactory> factory) {
+  if (++st.depth > kMaxDepth)
+    fail(ErrorCode::kInvalidArgument, "graphs nested deeper than " + std::to_string(kMaxDepth));
+  auto g = std::make_shared<Graph>();
+  g->name = gp.name();
+  g->parent = parent;
+  g->axis_factory = factory ? factory : std::make_shared<AxisFactory>();
+  const std::string gwhere = "graph '" + gp.name() + "'";
+
+  for (const auto& t : gp.initializer()) {
+    if (t.name().empty())
+      fail(ErrorCode::kInvalidArgument, gwhere + ": an initializer has no name");
+    g->add_value(constant_value(
+        t.name(), decode_tensor(t, st.opt->base_dir, "initializer '" + t.name() + "'"), *g));
+  }
+  for (const auto& s : gp.sparse_initializer()) {
+    const std::string name = s.values().name();
+    if (name.empty())
+      fail(ErrorCode::kInvalidArgument, gwhere + ": a sparse initializer has no name");
+    g->add_value(constant_value(
+        name, decode_sparse_tensor(s, st.opt->base_dir, "sparse initializer '" + name + "'"), *g));
+  }
+  for (const auto& in : gp.input()) {
+    const std::string where = gwhere + ": input '" + in.name() + "'";
+    if (in.name().empty()) fail(ErrorCode::kInvalidArgument, gwhere + ": an input has no name");
+    const int existing = g->find(in.name());
+    if (existing >= 0) {
+      // An input with an initializer: the initializer is its default, overridable per run.
+      Value& v = g->value(existing);
+      if (v.overridable) fail(ErrorCode::kInvalidArgument, where + " is listed twice");
+      Value declared;
+      if (in.has_type()) read_type(in.type(), *g, where, declared);
+      if (in.has_type() && declared.type.dtype != DType::kUndefined &&
+          declared.type.dtype != v.type.dtype)
+        fail(ErrorCode::kInvalidArgument, where + " is declared " + to_string(declared.type) +
+                                              " but its initializer is " + to_string(v.type));
+      v.overridable = true;
+      g->inputs.push_back(existing);
+      continue;
+    }
+    Value v;
+    v.name = in.name();
+    v.kind = ValueKind::kInput;
+    if (in.has_type()) read_type(in.type(), *g, where, v);
+    g->inputs.push_back(g->add_value(std::move(v)));
+  }
+  std::unordered_map<std::string, const onnx::ValueInfoProto*> value_info;
+  for (const auto& vi : gp.value_info()) value_info[vi.name()] = &vi;
+  for (const auto& vi : gp.output()) value_info.emplace(vi.name(), &vi);
+
+  const std::vector<onnx::NodeProto> nodes = expand_functions(gp.node(), st, gwhere);
+  for (int i : dependency_order(nodes, *g)) {
+    const onnx::NodeProto& np = nodes[i];
+    const std::string where = gwhere + ": " + node_label(np, i);
+    Node n;
+    n.name = np.name().empty() ? np.op_type() + "#" + std::to_string(i) : np.name();
+    n.op = np.op_type();
+    n.domain = normal_domain(np.domain());
+    auto os = st.opsets.find(n.domain);
+    if (os == st.opsets.end())
+      fail(ErrorCode::kInvalidArgument,
+           where + ": domain '" + n.domain + "' is not in the model's opset_import");
+    n.opset = os->second;
+    for (const auto& in : np.input()) n.inputs.push_back(in.empty() ? -1 : capture_outer(*g, in));
+    for (const auto& a : np.attribute()) {
+      if (a.name().empty()) fail(ErrorCode::kInvalidArgument, where + ": an attribute has no name");
+      if (!n.attrs.emplace(a.name(), read_attribute(a, *g, st, where)).second)
+        fail(ErrorCode::kInvalidArgument, where + ": attribute '" + a.name() + "' is given twice");
+    }
+    const int node_index = static_cast<int>(g->nodes.size());
+    for (const auto& out : np.output()) {
+      if (out.empty()) {
+        n.outputs.push_back(-1);
+        continue;
+      }
+      Value v;
+      v.name = out;
+      v.producer = node_index;
+      n.outputs.push_back(g->add_value(std::move(v)));
+    }
+    g->nodes.push_back(std::move(n));
+
+    bool known = false;
+    const RuleEntry* rule =
+        find_rule(g->nodes.back().domain, np.op_type(), g->nodes.back().opset, &known);
+    if (!rule) {
+      const Node& nn = g->nodes.back();
+      if (known)
+        fail(ErrorCode::kNotSupported, where + ": op " + np.op_type() +
+                                           " has no import rule for opset " +
+                                           std::to_string(nn.opset));
+      fail(ErrorCode::kNotSupported, where + ": unsupported op '" +
+                                         (nn.domain.empty() ? "" : nn.domain + ".") + np.op_type() +
+                                         "'");
+    }
+    RuleContext ctx(*g, node_index, *st.opt, st.folded_bytes);
+    rule->fn(ctx);
+    // Where a rule could not tell a shape, the model's value_info may.
+    for (int o : g->nodes.back().outputs) {
+      if (o < 0 || !st.opt->trust_value_info) continue;
+      Value& v = g->value(o);
+      auto vi = value_info.find(v.name);
+      if (vi == value_info.end() || !vi->second->has_type()) continue;
+      Value declared;
+      read_type(vi->second->type(), *g, where + ": value_info '" + v.name + "'", declared);
+      if (v.type.dtype == DType::kUndefined) v.type = declared.type;
+      if (!v.rank_known && declared.rank_known && declared.type.kind == TypeKind::kTensor) {
+        v.axes = declared.axes;
+        v.rank_known = true;
+      }
+    }
+  }
+  for (const auto& out : gp.output()) {
+    int idx = g->find(out.name());
+    if (idx < 0) idx = capture_outer(*g, out.name());
+    if (idx < 0)
+      fail(ErrorCode::kInvalidArgument, gwhere + ": output '" + out.name() +
+                                            "' is not produced by any node, initializer or input");
+    g->outputs.push_back(idx);
+  }
+  --st.depth;
+  return g;
+}
+
+}  // namespace geon::importer

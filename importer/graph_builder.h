@@ -1,0 +1,31 @@
+// GraphProto -> Graph: values for initializers, inputs and node outputs (with types from
+// TypeProto), nodes in dependency order with their import rules applied, nested graphs for
+// control flow, and function calls expanded inline.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "importer/proto.h"
+
+namespace geon::importer {
+
+struct BuildState {
+  const ImportOptions* opt = nullptr;
+  std::map<std::string, int> opsets;  // domain -> version ("" = default)
+  std::map<std::pair<std::string, std::string>, const onnx::FunctionProto*> functions;
+  int64_t folded_bytes = 0;
+  int depth = 0;  // nesting of subgraphs and function expansions
+};
+
+std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* parent, BuildState& st,
+                                   std::shared_ptr<AxisFactory> factory);
+
+// ONNX writes the default domain as "" or "ai.onnx".
+std::string normal_domain(const std::string& d);
+
+// A TypeProto as geon type and axes; `where` names it in messages.
+void read_type(const onnx::TypeProto& tp, Graph& g, const std::string& where, Value& v);
+
+}  // namespace geon::importer

@@ -1,0 +1,50 @@
+// The importer's public face: ONNX model bytes or a path in, a geon Graph out, or a
+// geon::Error that says what is wrong and where (node, op, input or attribute). It is the only
+// part of geon that sees ONNX protobuf.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "core/graph/graph.h"
+
+namespace geon {
+
+// The newest default-domain opset the importer knows (that of the pinned onnx package).
+inline constexpr int kMaxDefaultOpset = 27;
+
+struct ImportOptions {
+  // Directory that external-data locations are relative to. Set from the path for
+  // import_model_file; required for import_model_bytes when the model has external data.
+  std::string base_dir;
+  // Constant folding stops at outputs larger than this, and at this much folded data in all.
+  int64_t max_folded_bytes = int64_t{64} << 20;
+  int64_t max_total_folded_bytes = int64_t{512} << 20;
+  bool fold_constants = true;
+  // Use the model's value_info and declared output types where a rule leaves a shape unknown.
+  // Tests turn this off to measure the rules' own inference.
+  bool trust_value_info = true;
+};
+
+struct ImportedModel {
+  std::shared_ptr<Graph> graph;
+  std::map<std::string, int> opsets;  // domain ("" = default) -> version
+  int64_t ir_version = 0;
+  std::string producer;
+  std::string source;  // the path, or "<bytes>", for messages
+};
+
+ImportedModel import_model_file(const std::string& path, const ImportOptions& opt = {});
+ImportedModel import_model_bytes(std::span<const std::byte> bytes, const ImportOptions& opt = {});
+
+// One serialized TensorProto (as in the backend test data's input_0.pb) to tensor data;
+// external data is resolved against base_dir.
+std::shared_ptr<TensorData> read_tensor_file(const std::string& path);
+std::shared_ptr<TensorData> read_tensor_bytes(std::span<const std::byte> bytes,
+                                              const std::string& base_dir = {});
+
+}  // namespace geon

@@ -1,0 +1,83 @@
+// ModelProto in, ImportedModel out: parse, check the opset imports, collect model-local
+// functions, build the main graph.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/base/error.h"
+#include "importer/graph_builder.h"
+
+namespace geon {
+
+namespace {
+
+ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
+                           const std::string& source) {
+  ImportedModel out;
+  out.source = source;
+  out.ir_version = m.ir_version();
+  out.producer = m.producer_name();
+  if (!m.has_graph()) fail(ErrorCode::kInvalidArgument, source + ": the model has no graph");
+  importer::BuildState st;
+  st.opt = &opt;
+  for (const auto& os : m.opset_import()) {
+    const std::string d = importer::normal_domain(os.domain());
+    if (os.version() < 1)
+      fail(ErrorCode::kInvalidArgument, source + ": opset_import for domain '" + d +
+                                            "' has version " + std::to_string(os.version()));
+    if (d.empty() && os.version() > kMaxDefaultOpset)
+      fail(ErrorCode::kNotSupported,
+           source + ": default-domain opset " + std::to_string(os.version()) +
+               " is newer than the newest geon knows (" + std::to_string(kMaxDefaultOpset) + ")");
+    st.opsets[d] = static_cast<int>(os.version());
+  }
+  // IR version 3+ models name their opsets; older ones are implicitly default-domain opset 1.
+  if (m.opset_import_size() == 0) st.opsets[""] = 1;
+  for (const auto& f : m.functions()) {
+    const std::string d = importer::normal_domain(f.domain());
+    if (!st.functions.emplace(std::make_pair(d, f.name()), &f).second)
+      fail(ErrorCode::kInvalidArgument, source + ": function '" + f.name() + "' is defined twice");
+    // A function's own opset imports extend the model's for domains it alone uses.
+    for (const auto& os : f.opset_import())
+      st.opsets.emplace(importer::normal_domain(os.domain()), static_cast<int>(os.version()));
+    st.opsets.emplace(d, 1);
+  }
+  out.opsets = st.opsets;
+  try {
+    out.graph = importer::build_graph(m.graph(), nullptr, st, nullptr);
+  } catch (const Error& e) {
+    fail(e.code(), source + ": " + e.what());
+  }
+  return out;
+}
+
+onnx::ModelProto parse(std::span<const std::byte> bytes, const std::string& source) {
+  onnx::ModelProto m;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX))
+    fail(ErrorCode::kInvalidArgument,
+         source + ": model protobuf over 2 GiB; store large tensors as external data");
+  if (bytes.empty() || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    fail(ErrorCode::kInvalidArgument,
+         source + ": not an ONNX model (the bytes do not parse as a ModelProto; truncated?)");
+  return m;
+}
+
+}  // namespace
+
+ImportedModel import_model_bytes(std::span<const std::byte> bytes, const ImportOptions& opt) {
+  return import_proto(parse(bytes, "<bytes>"), opt, "<bytes>");
+}
+
+ImportedModel import_model_file(const std::string& path, const ImportOptions& opt_in) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(ErrorCode::kInvalidArgument, path + ": cannot open the model file");
+  std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ImportOptions opt = opt_in;
+  if (opt.base_dir.empty()) {
+    opt.base_dir = std::filesystem::path(path).parent_path().string();
+    if (opt.base_dir.empty()) opt.base_dir = ".";
+  }
+  return import_proto(parse(std::as_bytes(std::span(buf)), path), opt, path);
+}
+
+}  // namespace geon

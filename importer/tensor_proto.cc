@@ -1,0 +1,222 @@
+// TensorProto decoding. Sizes come from untrusted dims, so the element count is computed with
+// overflow checks and compared with the payload before anything is allocated.
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/base/error.h"
+#include "core/dtype/scalar.h"
+#include "importer/external_data.h"
+#include "importer/proto.h"
+
+namespace geon::importer {
+namespace {
+
+constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+
+void copy_le(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }  // x86-64: LE
+
+template <class Field, class Store>
+void from_field(const Field& f, int64_t expect, const std::string& where, const char* field,
+                Store&& store) {
+  if (static_cast<int64_t>(f.size()) != expect)
+    fail(ErrorCode::kInvalidArgument, where + ": " + field + " holds " + std::to_string(f.size()) +
+                                          " values but the shape needs " + std::to_string(expect));
+  for (int64_t i = 0; i < expect; ++i) store(i, f.Get(static_cast<int>(i)));
+}
+
+}  // namespace
+
+DType dtype_of(int32_t elem_type, const std::string& where) {
+  auto t = dtype_from_onnx(elem_type);
+  if (!t)
+    fail(ErrorCode::kInvalidArgument, where + ": unknown data type " + std::to_string(elem_type));
+  return *t;
+}
+
+std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std::string& base_dir,
+                                          const std::string& where_in) {
+  const std::string where = where_in.empty() ? "tensor '" + t.name() + "'" : where_in;
+  if (!t.has_data_type()) fail(ErrorCode::kInvalidArgument, where + ": no data type");
+  const DType dtype = dtype_of(t.data_type(), where);
+  Dims shape(t.dims().begin(), t.dims().end());
+  for (int64_t d : shape)
+    if (d < 0) fail(ErrorCode::kInvalidArgument, where + ": negative dim " + std::to_string(d));
+  int64_t n = 0;
+  try {
+    n = element_count(shape);
+  } catch (const Error&) {
+    fail(ErrorCode::kInvalidArgument, where + ": element count of the dims overflows 64 bits");
+  }
+  if (t.has_segment())
+    fail(ErrorCode::kNotSupported, where + ": segmented tensors are not supported");
+
+  if (dtype == DType::kString) {
+    if (static_cast<int64_t>(t.string_data_size()) != n)
+      fail(ErrorCode::kInvalidArgument, where + ": string_data holds " +
+                                            std::to_string(t.string_data_size()) +
+                                            " strings but the shape needs " + std::to_string(n));
+    auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
+    for (int64_t i = 0; i < n; ++i) out->strings[i] = t.string_data(static_cast<int>(i));
+    return out;
+  }
+  const int64_t bytes = dtype_bytes_for(dtype, n);
+  const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
+  // Check payload sizes before allocating, so dims cannot ask for memory the data lacks.
+  if (!external) {
+    const int bits = dtype_bits(dtype);
+    int64_t have = -1;
+    if (t.has_raw_data())
+      have = static_cast<int64_t>(t.raw_data().size());
+    else if (t.float_data_size())
+      have = int64_t{t.float_data_size()} * 4;
+    else if (t.double_data_size())
+      have = int64_t{t.double_data_size()} * 8;
+    else if (t.int64_data_size())
+      have = int64_t{t.int64_data_size()} * 8;
+    else if (t.uint64_data_size())
+      have = int64_t{t.uint64_data_size()} * (bits / 8 ? bits / 8 : 1);
+    else if (t.int32_data_size())
+      have = int64_t{t.int32_data_size()} * (bits < 8 ? 1 : bits / 8);
+    if (have < 0 && n > 0)
+      fail(ErrorCode::kInvalidArgument, where + ": no data for " + std::to_string(n) + " elements");
+    if (t.has_raw_data() && have != bytes)
+      fail(ErrorCode::kInvalidArgument, where + ": raw_data has " + std::to_string(have) +
+                                            " bytes but dtype " + std::string(dtype_name(dtype)) +
+                                            " and shape need " + std::to_string(bytes));
+  }
+  auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
+  std::byte* dst = out->storage->data();
+
+  if (external) {
+    ExternalDataRef ref;
+    for (const auto& kv : t.external_data()) {
+      auto number = [&](const std::string& s) {
+        size_t pos = 0;
+        long long v = -1;
+        try {
+          v = std::stoll(s, &pos);
+        } catch (...) {
+          pos = 0;
+        }
+        if (pos != s.size() || s.empty() || v < 0)
+          fail(ErrorCode::kInvalidArgument, where + ": external data " + kv.key() + " '" + s +
+                                                "' is not a non-negative integer");
+        return static_cast<int64_t>(v);
+      };
+      if (kv.key() == "location")
+        ref.location = kv.value();
+      else if (kv.key() == "offset")
+        ref.offset = number(kv.value());
+      else if (kv.key() == "length")
+        ref.length = number(kv.value());
+    }
+    auto data = read_external_data(ref, base_dir, bytes, t.name());
+    copy_le(dst, data.data(), data.size());
+    return out;
+  }
+  if (t.has_raw_data()) {
+    copy_le(dst, t.raw_data().data(), static_cast<size_t>(bytes));
+    return out;
+  }
+  const int bits = dtype_bits(dtype);
+  switch (dtype) {
+    case DType::kFloat:
+    case DType::kComplex64:
+      from_field(t.float_data(), bytes / 4, where, "float_data",
+                 [&](int64_t i, float v) { copy_le(dst + i * 4, &v, 4); });
+      break;
+    case DType::kDouble:
+    case DType::kComplex128:
+      from_field(t.double_data(), bytes / 8, where, "double_data",
+                 [&](int64_t i, double v) { copy_le(dst + i * 8, &v, 8); });
+      break;
+    case DType::kInt64:
+      from_field(t.int64_data(), n, where, "int64_data",
+                 [&](int64_t i, int64_t v) { copy_le(dst + i * 8, &v, 8); });
+      break;
+    case DType::kUInt32:
+    case DType::kUInt64:
+      from_field(t.uint64_data(), n, where, "uint64_data", [&](int64_t i, uint64_t v) {
+        copy_le(dst + i * (bits / 8), &v, static_cast<size_t>(bits / 8));
+      });
+      break;
+    default:
+      if (bits < 8) {
+        // Packed types: each int32_data entry is one byte of packed elements.
+        from_field(t.int32_data(), bytes, where, "int32_data",
+                   [&](int64_t i, int32_t v) { dst[i] = static_cast<std::byte>(v & 0xff); });
+      } else {
+        // int32, int16, int8, uint16, uint8, bool, float16, bfloat16, float8: one per entry,
+        // the low bits of each int32.
+        from_field(t.int32_data(), n, where, "int32_data", [&](int64_t i, int32_t v) {
+          copy_le(dst + i * (bits / 8), &v, static_cast<size_t>(bits / 8));
+        });
+      }
+  }
+  return out;
+}
+
+std::shared_ptr<TensorData> decode_sparse_tensor(const onnx::SparseTensorProto& t,
+                                                 const std::string& base_dir,
+                                                 const std::string& where) {
+  auto values = decode_tensor(t.values(), base_dir, where + " values");
+  auto indices = decode_tensor(t.indices(), base_dir, where + " indices");
+  Dims shape(t.dims().begin(), t.dims().end());
+  for (int64_t d : shape) require(d >= 0, where + ": negative dim");
+  auto out = make_tensor_data(values->desc.dtype, shape, kMaxTensorBytes);
+  const int64_t n = out->elements(), nnz = values->elements();
+  require(values->desc.rank() == 1, where + ": values must be 1-D");
+  const bool linear = indices->desc.rank() == 1;
+  require(linear || (indices->desc.rank() == 2 &&
+                     indices->desc.shape[1] == static_cast<int64_t>(shape.size())),
+          where + ": indices must be [NNZ] or [NNZ, rank]");
+  require(indices->desc.shape[0] == nnz, where + ": indices and values disagree on NNZ");
+  for (int64_t k = 0; k < nnz; ++k) {
+    int64_t flat = 0;
+    if (linear) {
+      flat = element_as_int(*indices, k);
+    } else {
+      for (size_t d = 0; d < shape.size(); ++d) {
+        const int64_t idx = element_as_int(*indices, k * static_cast<int64_t>(shape.size()) + d);
+        require(idx >= 0 && idx < shape[d], where + ": index out of range");
+        flat = flat * shape[d] + idx;
+      }
+    }
+    require(flat >= 0 && flat < n, where + ": index " + std::to_string(flat) + " out of range");
+    if (out->desc.dtype == DType::kString)
+      out->strings[flat] = values->strings[k];
+    else
+      store_scalar(out->desc.dtype, out->storage->data(), flat,
+                   load_scalar(values->desc.dtype, values->bytes(), k));
+  }
+  return out;
+}
+
+}  // namespace geon::importer
+
+namespace geon {
+
+std::shared_ptr<TensorData> read_tensor_bytes(std::span<const std::byte> bytes,
+                                              const std::string& base_dir) {
+  onnx::TensorProto t;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !t.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    fail(ErrorCode::kInvalidArgument, "not a serialized TensorProto");
+  return importer::decode_tensor(t, base_dir, "");
+}
+
+std::shared_ptr<TensorData> read_tensor_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(ErrorCode::kInvalidArgument, path + ": cannot open");
+  std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    return read_tensor_bytes(std::as_bytes(std::span(buf)),
+                             std::filesystem::path(path).parent_path().string());
+  } catch (const Error& e) {
+    fail(e.code(), path + ": " + e.what());
+  }
+}
+
+}  // namespace geon

@@ -1,0 +1,66 @@
+// Hand-built ONNX models for the importer's tests, without protobuf in the test files:
+// inputs, initializers, nodes with attributes (nested graphs included) and outputs, then
+// serialized and imported.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "importer/import.h"
+
+namespace geon::testing_models {
+
+class GraphBuilder;
+
+// A dim of a declared input shape: a length or a symbol (dim_param).
+using Dim = std::variant<int64_t, std::string>;
+
+struct Attr {
+  std::string name;
+  std::variant<int64_t, float, std::string, std::vector<int64_t>, std::vector<float>,
+               std::vector<std::string>, std::shared_ptr<GraphBuilder>>
+      value;
+  // A tensor attribute (Constant's value): dtype, dims and values.
+  DType tensor_dtype = DType::kUndefined;
+  std::vector<int64_t> tensor_dims;
+  std::vector<double> tensor_values;
+  static Attr tensor(std::string name, DType t, std::vector<int64_t> dims,
+                     std::vector<double> values);
+};
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(std::string name = "g") : name_(std::move(name)) {}
+  GraphBuilder& input(const std::string& name, DType t, std::vector<Dim> dims);
+  GraphBuilder& input_unranked(const std::string& name, DType t);
+  GraphBuilder& initializer(const std::string& name, DType t, std::vector<int64_t> dims,
+                            std::vector<double> values);
+  GraphBuilder& node(const std::string& op, std::vector<std::string> inputs,
+                     std::vector<std::string> outputs, std::vector<Attr> attrs = {},
+                     const std::string& domain = "");
+  // Declares a graph output; dtype and dims may be left undefined (the usual for subgraphs).
+  GraphBuilder& output(const std::string& name, DType t = DType::kUndefined,
+                       std::vector<Dim> dims = {}, bool has_shape = false);
+
+  struct Impl;
+  std::shared_ptr<Impl> impl() const { return impl_; }
+
+ private:
+  std::string name_;
+  std::shared_ptr<Impl> impl_ = make_impl(name_);
+  static std::shared_ptr<Impl> make_impl(const std::string& name);
+};
+
+// Serializes a model around `g` with the default-domain opset (plus extra domains).
+std::string model_bytes(const GraphBuilder& g, int opset,
+                        std::vector<std::pair<std::string, int>> extra_opsets = {});
+ImportedModel import(const GraphBuilder& g, int opset, ImportOptions opt = {});
+
+// Output `name`'s value in the imported main graph.
+const Value& output_value(const ImportedModel& m, const std::string& name);
+// Static lengths of a value's axes (fails the test if any is not static).
+std::vector<int64_t> static_dims(const Value& v);
+
+}  // namespace geon::testing_models
