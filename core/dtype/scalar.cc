@@ -270,4 +270,26 @@ void store_scalar(DType t, void* base, int64_t index, const Scalar& v, const Cas
   not_numeric(t);
 }
 
+double scalar_to_double(const Scalar& v) {
+  switch (v.kind) {
+    case Scalar::Kind::kSigned:
+      return static_cast<double>(v.i);
+    case Scalar::Kind::kUnsigned:
+      return static_cast<double>(v.u);
+    default:
+      return v.re;
+  }
+}
+
+int64_t scalar_to_int(const Scalar& v) {
+  switch (v.kind) {
+    case Scalar::Kind::kSigned:
+      return v.i;
+    case Scalar::Kind::kUnsigned:
+      return static_cast<int64_t>(v.u);
+    default:
+      return static_cast<int64_t>(v.re);
+  }
+}
+
 }  // namespace geon

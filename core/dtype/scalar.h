@@ -34,4 +34,9 @@ Scalar load_scalar(DType t, const void* base, int64_t index);
 // numpy's astype where Cast is silent (see scalar.cc for each choice). Throws like load_scalar.
 void store_scalar(DType t, void* base, int64_t index, const Scalar& v, const CastOptions& opt = {});
 
+// The value as a double (integers round to nearest; complex gives its real part), and as an
+// int64 (floats truncate toward zero; unsigned values above INT64_MAX wrap).
+double scalar_to_double(const Scalar& v);
+int64_t scalar_to_int(const Scalar& v);
+
 }  // namespace geon

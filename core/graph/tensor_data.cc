@@ -34,28 +34,8 @@ Scalar load(const TensorData& t, int64_t i) {
 }
 }  // namespace
 
-int64_t element_as_int(const TensorData& t, int64_t i) {
-  const Scalar s = load(t, i);
-  switch (s.kind) {
-    case Scalar::Kind::kSigned:
-      return s.i;
-    case Scalar::Kind::kUnsigned:
-      return static_cast<int64_t>(s.u);
-    default:
-      return static_cast<int64_t>(s.re);
-  }
-}
+int64_t element_as_int(const TensorData& t, int64_t i) { return scalar_to_int(load(t, i)); }
 
-double element_as_double(const TensorData& t, int64_t i) {
-  const Scalar s = load(t, i);
-  switch (s.kind) {
-    case Scalar::Kind::kSigned:
-      return static_cast<double>(s.i);
-    case Scalar::Kind::kUnsigned:
-      return static_cast<double>(s.u);
-    default:
-      return s.re;
-  }
-}
+double element_as_double(const TensorData& t, int64_t i) { return scalar_to_double(load(t, i)); }
 
 }  // namespace geon

@@ -14,17 +14,6 @@ namespace {
 
 using namespace testing_views;
 
-double to_double(const Scalar& s) {
-  switch (s.kind) {
-    case Scalar::Kind::kSigned:
-      return static_cast<double>(s.i);
-    case Scalar::Kind::kUnsigned:
-      return static_cast<double>(s.u);
-    default:
-      return s.re;
-  }
-}
-
 // A destination shape the loop reduces into: each dim kept, reduced to 1, or (when it
 // divides) tiled to a divisor; leading dims sometimes dropped.
 Dims reduced_shape(std::mt19937_64& rng, const Dims& loop) {
@@ -68,7 +57,8 @@ TEST(EngineReduce, ReducesIntoSmallerDestinationLikeNaiveLoop) {
                                                     : 0.0);
     const TensorDesc dense = row_major(DType::kDouble, dshape);
     for_each_index(loop, [&](const Dims& idx) {
-      const double v = to_double(load_scalar(t, src.data(), reference_offset(src.desc, idx)));
+      const double v =
+          scalar_to_double(load_scalar(t, src.data(), reference_offset(src.desc, idx)));
       double& a = acc[reference_offset(dense, idx)];
       switch (r) {
         case Reduce::kSum:
@@ -90,7 +80,8 @@ TEST(EngineReduce, ReducesIntoSmallerDestinationLikeNaiveLoop) {
     for_each_index(dshape, [&](const Dims& idx) {
       double want = acc[reference_offset(dense, idx)];
       if (r == Reduce::kMean) want = is_integer(t) ? std::trunc(want / count) : want / count;
-      const double got = to_double(load_scalar(t, dst.data(), reference_offset(dst.desc, idx)));
+      const double got =
+          scalar_to_double(load_scalar(t, dst.data(), reference_offset(dst.desc, idx)));
       const double tol = t == DType::kFloat16 ? 2e-3 * std::abs(want) + 2e-3
                          : t == DType::kFloat ? 1e-6 * std::abs(want) + 1e-6
                                               : 1e-12 * std::abs(want);
@@ -101,7 +92,7 @@ TEST(EngineReduce, ReducesIntoSmallerDestinationLikeNaiveLoop) {
         s.kind = Scalar::Kind::kSigned;
         s.i = static_cast<int64_t>(want);
         store_scalar(t, tmp.data(), 0, s);
-        want = to_double(load_scalar(t, tmp.data(), 0));
+        want = scalar_to_double(load_scalar(t, tmp.data(), 0));
       }
       ASSERT_NEAR(got, want, tol) << "reduce " << static_cast<int>(r) << " " << dtype_name(t) << " "
                                   << to_string(src.desc) << " into " << to_string(dst.desc);
