@@ -11,12 +11,14 @@ namespace geon {
 namespace fs = std::filesystem;
 
 std::vector<std::byte> read_external_data(const ExternalDataRef& ref, const std::string& base_dir,
-                                          int64_t expected_bytes, const std::string& tensor_name) {
-  const std::string what = "tensor '" + tensor_name + "': external data '" + ref.location + "'";
+                                          int64_t expected_bytes, const std::string& where) {
+  const std::string what = where + ": external data '" + ref.location + "'";
   if (base_dir.empty())
     fail(ErrorCode::kInvalidArgument,
          what + ": the model was loaded from bytes without a base directory for external data");
   if (ref.location.empty()) fail(ErrorCode::kInvalidArgument, what + ": no location given");
+  if (ref.location.find('\0') != std::string::npos)
+    fail(ErrorCode::kInvalidArgument, what + ": the location contains a NUL character");
   const fs::path loc(ref.location);
   if (loc.is_absolute() || ref.location.front() == '/' || ref.location.front() == '\\')
     fail(ErrorCode::kInvalidArgument, what + ": absolute paths are not allowed");

@@ -14,11 +14,12 @@ struct ExternalDataRef {
   int64_t length = -1;  // -1: to the end of what the tensor needs
 };
 
-// Reads `expected_bytes` bytes for tensor `tensor_name` from ref relative to base_dir, after
+// Reads `expected_bytes` bytes for the tensor named by `where` ("initializer 'W'") from ref
+// relative to base_dir, after
 // checking: base_dir given; location relative, without '..' segments, and (after resolving
 // symlinks) inside base_dir; the file exists; offset and length fit inside the file; length,
 // when given, equals expected_bytes. Throws geon::Error otherwise.
 std::vector<std::byte> read_external_data(const ExternalDataRef& ref, const std::string& base_dir,
-                                          int64_t expected_bytes, const std::string& tensor_name);
+                                          int64_t expected_bytes, const std::string& where);
 
 }  // namespace geon

@@ -10,6 +10,7 @@
 #include "core/base/error.h"
 #include "importer/attributes.h"
 #include "importer/functions.h"
+#include "importer/ops/subgraph.h"
 #include "importer/rule.h"
 
 namespace geon::importer {
@@ -89,10 +90,26 @@ std::vector<int> dependency_order(const std::vector<onnx::NodeProto>& nodes, con
       if (--indegree[u] == 0) ready.push_back(u);
   }
   if (order.size() != nodes.size()) {
-    for (int i = 0; i < static_cast<int>(nodes.size()); ++i)
-      if (indegree[i] > 0)
-        fail(ErrorCode::kInvalidArgument,
-             "graph '" + g.name + "': the nodes form a cycle through " + node_label(nodes[i], i));
+    // Nodes left over are on a cycle or downstream of one; walk back along unordered
+    // dependencies until a node repeats, and name the cycle.
+    int at = 0;
+    while (indegree[at] == 0) ++at;
+    std::vector<int> path, seen_at(nodes.size(), -1);
+    while (seen_at[at] < 0) {
+      seen_at[at] = static_cast<int>(path.size());
+      path.push_back(at);
+      for (int d : deps[at])
+        if (indegree[d] > 0) {
+          at = d;
+          break;
+        }
+    }
+    // path runs from consumers to producers: print it backwards, in data-flow order.
+    std::string cycle = node_label(nodes[at], at) + " -> ";
+    for (size_t k = path.size(); k-- > static_cast<size_t>(seen_at[at]) + 1;)
+      cycle += node_label(nodes[path[k]], path[k]) + " -> ";
+    fail(ErrorCode::kInvalidArgument,
+         "graph '" + g.name + "': the nodes form a cycle: " + cycle + node_label(nodes[at], at));
   }
   return order;
 }
@@ -157,14 +174,17 @@ void read_type(const onnx::TypeProto& tp, Graph& g, const std::string& where, Va
       Value inner;
       read_type(tp.sequence_type().elem_type(), g, where, inner);
       v.type = ValueType{TypeKind::kSequence, inner.type.dtype, inner.type.kind};
-      v.rank_known = false;
+      // A sequence's axes describe its elements' shape (see importer/ops/subgraph.h).
+      v.axes = inner.axes;
+      v.rank_known = inner.rank_known;
       return;
     }
     case onnx::TypeProto::kOptionalType: {
       Value inner;
       read_type(tp.optional_type().elem_type(), g, where, inner);
       v.type = ValueType{TypeKind::kOptional, inner.type.dtype, inner.type.kind};
-      v.rank_known = false;
+      v.axes = inner.axes;
+      v.rank_known = inner.rank_known;
       return;
     }
     case onnx::TypeProto::kSparseTensorType:
@@ -194,23 +214,32 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
     if (t.name().empty())
       fail(ErrorCode::kInvalidArgument, gwhere + ": an initializer has no name");
     g->add_value(constant_value(
-        t.name(), decode_tensor(t, st.opt->base_dir, "initializer '" + t.name() + "'"), *g));
+        t.name(), decode_tensor(t, st.opt->base_dir, gwhere + ": initializer '" + t.name() + "'"),
+        *g));
   }
   for (const auto& s : gp.sparse_initializer()) {
     const std::string name = s.values().name();
     if (name.empty())
       fail(ErrorCode::kInvalidArgument, gwhere + ": a sparse initializer has no name");
     g->add_value(constant_value(
-        name, decode_sparse_tensor(s, st.opt->base_dir, "sparse initializer '" + name + "'"), *g));
+        name,
+        decode_sparse_tensor(s, st.opt->base_dir, gwhere + ": sparse initializer '" + name + "'"),
+        *g));
   }
-  for (const auto& in : gp.input()) {
+  // Hints from the node running this graph are for its own inputs, not for graphs nested in it.
+  const std::vector<std::optional<BodyInputHint>> hints = std::move(st.input_hints);
+  st.input_hints.clear();
+  std::vector<std::pair<int, std::shared_ptr<const TensorData>>> defaults;
+  for (int input_index = 0; input_index < gp.input_size(); ++input_index) {
+    const auto& in = gp.input(input_index);
     const std::string where = gwhere + ": input '" + in.name() + "'";
     if (in.name().empty()) fail(ErrorCode::kInvalidArgument, gwhere + ": an input has no name");
     const int existing = g->find(in.name());
     if (existing >= 0) {
       // An input with an initializer: the initializer is its default, overridable per run.
       Value& v = g->value(existing);
-      if (v.overridable) fail(ErrorCode::kInvalidArgument, where + " is listed twice");
+      if (v.overridable || v.kind != ValueKind::kConstant)
+        fail(ErrorCode::kInvalidArgument, where + " is listed twice");
       Value declared;
       if (in.has_type()) read_type(in.type(), *g, where, declared);
       if (in.has_type() && declared.type.dtype != DType::kUndefined &&
@@ -218,6 +247,10 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
         fail(ErrorCode::kInvalidArgument, where + " is declared " + to_string(declared.type) +
                                               " but its initializer is " + to_string(v.type));
       v.overridable = true;
+      // Its value may change per run: rules must not fold it, so its data is hidden from them
+      // while the nodes are built, and restored after.
+      defaults.emplace_back(existing, std::move(v.data));
+      v.data.reset();
       g->inputs.push_back(existing);
       continue;
     }
@@ -225,6 +258,8 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
     v.name = in.name();
     v.kind = ValueKind::kInput;
     if (in.has_type()) read_type(in.type(), *g, where, v);
+    if (static_cast<size_t>(input_index) < hints.size() && hints[input_index])
+      apply_body_input_hint(*hints[input_index], g->factory(), v);
     g->inputs.push_back(g->add_value(std::move(v)));
   }
   std::unordered_map<std::string, const onnx::ValueInfoProto*> value_info;
@@ -245,10 +280,38 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
            where + ": domain '" + n.domain + "' is not in the model's opset_import");
     n.opset = os->second;
     for (const auto& in : np.input()) n.inputs.push_back(in.empty() ? -1 : capture_outer(*g, in));
-    for (const auto& a : np.attribute()) {
-      if (a.name().empty()) fail(ErrorCode::kInvalidArgument, where + ": an attribute has no name");
-      if (!n.attrs.emplace(a.name(), read_attribute(a, *g, st, where)).second)
-        fail(ErrorCode::kInvalidArgument, where + ": attribute '" + a.name() + "' is given twice");
+    // Plain attributes first, so that bodies (graph attributes) can be built knowing what the
+    // node feeds their inputs (Loop, Scan, SequenceMap: see body_input_hints).
+    // An If whose condition is known now never runs its other branch: an error there (a Split
+    // that only fits the other case) does not fail the model; the branch is dropped (a null
+    // graph) and the If rule takes the live one.
+    const std::string dead = dead_if_branch(n, *g);
+    for (int pass = 0; pass < 2; ++pass) {
+      if (pass == 1) st.input_hints = body_input_hints(n, *g);
+      for (const auto& a : np.attribute()) {
+        const bool is_graph =
+            a.type() == onnx::AttributeProto::GRAPH || a.type() == onnx::AttributeProto::GRAPHS;
+        if (is_graph != (pass == 1)) continue;
+        if (a.name().empty())
+          fail(ErrorCode::kInvalidArgument, where + ": an attribute has no name");
+        Attribute attr;
+        if (a.name() == dead && a.type() == onnx::AttributeProto::GRAPH) {
+          const int depth = st.depth;
+          try {
+            attr = read_attribute(a, *g, st, where);
+          } catch (const Error&) {
+            st.depth = depth;
+            attr.kind = Attribute::Kind::kGraph;
+            attr.g = nullptr;
+          }
+        } else {
+          attr = read_attribute(a, *g, st, where);
+        }
+        if (!n.attrs.emplace(a.name(), std::move(attr)).second)
+          fail(ErrorCode::kInvalidArgument,
+               where + ": attribute '" + a.name() + "' is given twice");
+      }
+      st.input_hints.clear();
     }
     const int node_index = static_cast<int>(g->nodes.size());
     for (const auto& out : np.output()) {
@@ -277,7 +340,19 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
                                          "'");
     }
     RuleContext ctx(*g, node_index, *st.opt, st.folded_bytes);
-    rule->fn(ctx);
+    try {
+      rule->fn(ctx);
+    } catch (const Error& e) {
+      // Errors from helpers below the rule (core's checks) may not say where they arose.
+      const std::string msg = e.what();
+      if (msg.find("node '" + g->nodes.back().name + "'") != std::string::npos) throw;
+      fail(e.code(), where + ": " + msg);
+    } catch (const std::bad_alloc&) {
+      fail(ErrorCode::kResourceExhausted, where + ": out of memory in the import rule");
+    } catch (const std::exception& e) {
+      // A rule must only throw geon::Error; anything else is a bug in the rule.
+      fail(ErrorCode::kInternal, where + ": internal error in the import rule: " + e.what());
+    }
     // Where a rule could not tell a shape, the model's value_info may.
     for (int o : g->nodes.back().outputs) {
       if (o < 0 || !st.opt->trust_value_info) continue;
@@ -293,6 +368,7 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
       }
     }
   }
+  for (auto& [index, data] : defaults) g->value(index).data = std::move(data);
   for (const auto& out : gp.output()) {
     int idx = g->find(out.name());
     if (idx < 0) idx = capture_outer(*g, out.name());

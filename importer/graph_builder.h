@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "importer/ops/subgraph.h"
 #include "importer/proto.h"
 
 namespace geon::importer {
@@ -17,6 +18,8 @@ struct BuildState {
   std::map<std::pair<std::string, std::string>, const onnx::FunctionProto*> functions;
   int64_t folded_bytes = 0;
   int depth = 0;  // nesting of subgraphs and function expansions
+  // Set while a node's graph attributes are built: what the node feeds each body input.
+  std::vector<std::optional<BodyInputHint>> input_hints;
 };
 
 std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* parent, BuildState& st,

@@ -20,26 +20,31 @@ ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
   if (!m.has_graph()) fail(ErrorCode::kInvalidArgument, source + ": the model has no graph");
   importer::BuildState st;
   st.opt = &opt;
-  for (const auto& os : m.opset_import()) {
+  auto check_version = [&](const onnx::OperatorSetIdProto& os, const std::string& in) {
     const std::string d = importer::normal_domain(os.domain());
-    if (os.version() < 1)
-      fail(ErrorCode::kInvalidArgument, source + ": opset_import for domain '" + d +
+    if (os.version() < 1 || os.version() > INT32_MAX)
+      fail(ErrorCode::kInvalidArgument, source + ": opset_import" + in + " for domain '" + d +
                                             "' has version " + std::to_string(os.version()));
     if (d.empty() && os.version() > kMaxDefaultOpset)
       fail(ErrorCode::kNotSupported,
-           source + ": default-domain opset " + std::to_string(os.version()) +
+           source + ": default-domain opset " + std::to_string(os.version()) + in +
                " is newer than the newest geon knows (" + std::to_string(kMaxDefaultOpset) + ")");
-    st.opsets[d] = static_cast<int>(os.version());
-  }
+    return d;
+  };
+  for (const auto& os : m.opset_import())
+    st.opsets[check_version(os, "")] = static_cast<int>(os.version());
   // IR version 3+ models name their opsets; older ones are implicitly default-domain opset 1.
   if (m.opset_import_size() == 0) st.opsets[""] = 1;
   for (const auto& f : m.functions()) {
     const std::string d = importer::normal_domain(f.domain());
+    if (f.name().empty())
+      fail(ErrorCode::kInvalidArgument, source + ": a model-local function has no name");
     if (!st.functions.emplace(std::make_pair(d, f.name()), &f).second)
       fail(ErrorCode::kInvalidArgument, source + ": function '" + f.name() + "' is defined twice");
     // A function's own opset imports extend the model's for domains it alone uses.
     for (const auto& os : f.opset_import())
-      st.opsets.emplace(importer::normal_domain(os.domain()), static_cast<int>(os.version()));
+      st.opsets.emplace(check_version(os, " of function '" + f.name() + "'"),
+                        static_cast<int>(os.version()));
     st.opsets.emplace(d, 1);
   }
   out.opsets = st.opsets;
@@ -47,15 +52,23 @@ ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
     out.graph = importer::build_graph(m.graph(), nullptr, st, nullptr);
   } catch (const Error& e) {
     fail(e.code(), source + ": " + e.what());
+  } catch (const std::bad_alloc&) {
+    fail(ErrorCode::kResourceExhausted, source + ": out of memory while importing");
+  } catch (const std::exception& e) {
+    // Only geon::Error is expected here; anything else is a bug, reported as such.
+    fail(ErrorCode::kInternal, source + ": internal error while importing: " + e.what());
   }
   return out;
 }
 
-onnx::ModelProto parse(std::span<const std::byte> bytes, const std::string& source) {
+// `size` is bytes.size(), or the size of a file too large to read.
+onnx::ModelProto parse(std::span<const std::byte> bytes, const std::string& source,
+                       uintmax_t size) {
   onnx::ModelProto m;
-  if (bytes.size() > static_cast<size_t>(INT32_MAX))
+  if (size > static_cast<uintmax_t>(INT32_MAX))
     fail(ErrorCode::kInvalidArgument,
-         source + ": model protobuf over 2 GiB; store large tensors as external data");
+         source + ": the model is " + std::to_string(size) +
+             " bytes, over protobuf's 2 GiB limit; store large tensors as external data");
   if (bytes.empty() || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     fail(ErrorCode::kInvalidArgument,
          source + ": not an ONNX model (the bytes do not parse as a ModelProto; truncated?)");
@@ -65,19 +78,24 @@ onnx::ModelProto parse(std::span<const std::byte> bytes, const std::string& sour
 }  // namespace
 
 ImportedModel import_model_bytes(std::span<const std::byte> bytes, const ImportOptions& opt) {
-  return import_proto(parse(bytes, "<bytes>"), opt, "<bytes>");
+  return import_proto(parse(bytes, "<bytes>", bytes.size()), opt, "<bytes>");
 }
 
 ImportedModel import_model_file(const std::string& path, const ImportOptions& opt_in) {
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(ErrorCode::kInvalidArgument, path + ": cannot open the model file");
+  // Refuse what protobuf cannot parse before reading it into memory.
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > static_cast<uintmax_t>(INT32_MAX)) parse({}, path, size);
   std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ImportOptions opt = opt_in;
   if (opt.base_dir.empty()) {
     opt.base_dir = std::filesystem::path(path).parent_path().string();
     if (opt.base_dir.empty()) opt.base_dir = ".";
   }
-  return import_proto(parse(std::as_bytes(std::span(buf)), path), opt, path);
+  const auto bytes = std::as_bytes(std::span(buf));
+  return import_proto(parse(bytes, path, bytes.size()), opt, path);
 }
 
 }  // namespace geon

@@ -31,10 +31,14 @@ class RuleContext {
   DType input_dtype(int i) const { return input(i).dtype(); }
   // Static lengths of input i, or nullopt when the rank or any length is not static.
   std::optional<Dims> static_shape(int i) const;
-  // Constant contents of input i, or null.
+  // Constant contents of input i, or null. Null too for an overridable initializer (a graph
+  // input with a default): folding must not bake in a value a run may replace.
   const TensorData* constant(int i) const;
   // The entries of a small integer input (a shape, axes, pads...), each static or symbolic:
-  // from its constant data or from shape propagation; nullopt when unknown.
+  // from its constant data or from shape propagation; nullopt when unknown. Static entries
+  // may be negative (a -1 in a Reshape shape): they are numbers, not lengths. An overridable
+  // initializer's default is used here (shape inference only; a run that overrides it with
+  // other contents must be re-planned by the executor).
   std::optional<std::vector<Length>> contents(int i) const;
   // The entries as numbers, when all are static.
   std::optional<std::vector<int64_t>> int_contents(int i) const;

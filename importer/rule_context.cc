@@ -40,7 +40,10 @@ std::optional<Dims> RuleContext::static_shape(int i) const {
 }
 
 const TensorData* RuleContext::constant(int i) const {
-  return has_input(i) ? input(i).data.get() : nullptr;
+  // An initializer that is also a graph input is only a default: a run may override it, so
+  // nothing may be folded from it.
+  if (!has_input(i) || input(i).overridable) return nullptr;
+  return input(i).data.get();
 }
 
 std::optional<std::vector<Length>> RuleContext::contents(int i) const {
@@ -48,9 +51,15 @@ std::optional<std::vector<Length>> RuleContext::contents(int i) const {
   const Value& v = input(i);
   if (v.data && v.data->desc.dtype != DType::kString && v.data->elements() <= kMaxContents &&
       (is_integer(v.dtype()) || v.dtype() == DType::kBool)) {
+    // Entries are numbers, not lengths: a -1 in a Reshape shape or a negative Slice start is
+    // a static entry with a negative value (built directly; Length::known refuses negatives).
     std::vector<Length> out;
-    for (int64_t k = 0; k < v.data->elements(); ++k)
-      out.push_back(Length::known(element_as_int(*v.data, k)));
+    for (int64_t k = 0; k < v.data->elements(); ++k) {
+      Length l;
+      l.kind = Length::Kind::kStatic;
+      l.value = element_as_int(*v.data, k);
+      out.push_back(l);
+    }
     return out;
   }
   if (v.contents_known) return v.contents;
@@ -182,7 +191,7 @@ void RuleContext::set_output_contents(int i, std::vector<Length> contents) {
 
 bool RuleContext::all_inputs_constant() const {
   for (int i = 0; i < num_inputs(); ++i)
-    if (has_input(i) && !input(i).data) return false;
+    if (has_input(i) && !constant(i)) return false;
   return true;
 }
 
@@ -229,7 +238,8 @@ Axes RuleContext::broadcast_inputs(std::span<const int> which) {
 }
 
 int RuleContext::normalize_axis(int64_t axis, int rank, std::string_view what) const {
-  if (axis < -rank || axis >= std::max(rank, 1))
+  // Callers index the input's axes with the result, so a scalar has no valid axis.
+  if (axis < -rank || axis >= rank)
     fail(std::string(what) + " " + std::to_string(axis) + " is out of range for rank " +
          std::to_string(rank));
   return static_cast<int>(axis < 0 ? axis + rank : axis);

@@ -14,6 +14,9 @@ namespace geon::importer {
 namespace {
 
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
+// Densifying a sparse tensor allocates what the model does not store; 2 GiB, like protobuf's
+// own limit on a model, is plenty for a sparse initializer.
+constexpr int64_t kMaxSparseDenseBytes = int64_t{2} << 30;
 
 void copy_le(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }  // x86-64: LE
 
@@ -61,35 +64,16 @@ std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std:
     for (int64_t i = 0; i < n; ++i) out->strings[i] = t.string_data(static_cast<int>(i));
     return out;
   }
-  const int64_t bytes = dtype_bytes_for(dtype, n);
-  const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
-  // Check payload sizes before allocating, so dims cannot ask for memory the data lacks.
-  if (!external) {
-    const int bits = dtype_bits(dtype);
-    int64_t have = -1;
-    if (t.has_raw_data())
-      have = static_cast<int64_t>(t.raw_data().size());
-    else if (t.float_data_size())
-      have = int64_t{t.float_data_size()} * 4;
-    else if (t.double_data_size())
-      have = int64_t{t.double_data_size()} * 8;
-    else if (t.int64_data_size())
-      have = int64_t{t.int64_data_size()} * 8;
-    else if (t.uint64_data_size())
-      have = int64_t{t.uint64_data_size()} * (bits / 8 ? bits / 8 : 1);
-    else if (t.int32_data_size())
-      have = int64_t{t.int32_data_size()} * (bits < 8 ? 1 : bits / 8);
-    if (have < 0 && n > 0)
-      fail(ErrorCode::kInvalidArgument, where + ": no data for " + std::to_string(n) + " elements");
-    if (t.has_raw_data() && have != bytes)
-      fail(ErrorCode::kInvalidArgument, where + ": raw_data has " + std::to_string(have) +
-                                            " bytes but dtype " + std::string(dtype_name(dtype)) +
-                                            " and shape need " + std::to_string(bytes));
+  int64_t bytes = 0;
+  try {
+    bytes = dtype_bytes_for(dtype, n);
+  } catch (const Error&) {
+    fail(ErrorCode::kInvalidArgument, where + ": byte size of " + std::to_string(n) + " " +
+                                          std::string(dtype_name(dtype)) +
+                                          " elements overflows 64 bits");
   }
-  auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
-  std::byte* dst = out->storage->data();
-
-  if (external) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    // The file's size bounds the read; allocate only after it was checked.
     ExternalDataRef ref;
     for (const auto& kv : t.external_data()) {
       auto number = [&](const std::string& s) {
@@ -112,15 +96,56 @@ std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std:
       else if (kv.key() == "length")
         ref.length = number(kv.value());
     }
-    auto data = read_external_data(ref, base_dir, bytes, t.name());
-    copy_le(dst, data.data(), data.size());
+    auto data = read_external_data(ref, base_dir, bytes, where);
+    auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
+    copy_le(out->storage->data(), data.data(), data.size());
     return out;
   }
+  // Check the payload's size against the shape before allocating, so dims cannot ask for
+  // memory the data lacks. Each dtype has one field (or raw_data) that holds it.
+  const int bits = dtype_bits(dtype);
+  if (t.has_raw_data()) {
+    if (static_cast<int64_t>(t.raw_data().size()) != bytes)
+      fail(ErrorCode::kInvalidArgument,
+           where + ": raw_data has " + std::to_string(t.raw_data().size()) + " bytes but dtype " +
+               std::string(dtype_name(dtype)) + " and shape need " + std::to_string(bytes));
+  } else {
+    const char* field = "int32_data";
+    int64_t have = t.int32_data_size(), need = bits < 8 ? bytes : n;
+    switch (dtype) {
+      case DType::kFloat:
+      case DType::kComplex64:
+        field = "float_data", have = t.float_data_size(), need = bytes / 4;
+        break;
+      case DType::kDouble:
+      case DType::kComplex128:
+        field = "double_data", have = t.double_data_size(), need = bytes / 8;
+        break;
+      case DType::kInt64:
+        field = "int64_data", have = t.int64_data_size(), need = n;
+        break;
+      case DType::kUInt32:
+      case DType::kUInt64:
+        field = "uint64_data", have = t.uint64_data_size(), need = n;
+        break;
+      default:
+        break;
+    }
+    if (have != need)
+      fail(ErrorCode::kInvalidArgument,
+           where + ": " +
+               (have == 0 ? std::string("no data (") + field + " is empty)"
+                          : std::string(field) + " holds " + std::to_string(have) + " values") +
+               " but dtype " + std::string(dtype_name(dtype)) + " and shape need " +
+               std::to_string(need));
+  }
+  auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
+  std::byte* dst = out->storage->data();
+
   if (t.has_raw_data()) {
     copy_le(dst, t.raw_data().data(), static_cast<size_t>(bytes));
     return out;
   }
-  const int bits = dtype_bits(dtype);
   switch (dtype) {
     case DType::kFloat:
     case DType::kComplex64:
@@ -164,15 +189,41 @@ std::shared_ptr<TensorData> decode_sparse_tensor(const onnx::SparseTensorProto& 
   auto values = decode_tensor(t.values(), base_dir, where + " values");
   auto indices = decode_tensor(t.indices(), base_dir, where + " indices");
   Dims shape(t.dims().begin(), t.dims().end());
-  for (int64_t d : shape) require(d >= 0, where + ": negative dim");
-  auto out = make_tensor_data(values->desc.dtype, shape, kMaxTensorBytes);
-  const int64_t n = out->elements(), nnz = values->elements();
-  require(values->desc.rank() == 1, where + ": values must be 1-D");
+  for (int64_t d : shape)
+    if (d < 0) fail(ErrorCode::kInvalidArgument, where + ": negative dim " + std::to_string(d));
+  int64_t n = 0, dense_bytes = 0;
+  try {
+    n = element_count(shape);
+    // A string element costs at least its std::string.
+    dense_bytes = values->desc.dtype != DType::kString ? dtype_bytes_for(values->desc.dtype, n)
+                  : n > INT64_MAX / 32                 ? INT64_MAX
+                                                       : n * 32;
+  } catch (const Error&) {
+    fail(ErrorCode::kInvalidArgument, where + ": element count of the dims overflows 64 bits");
+  }
+  // The dense form is not backed by data in the model, so its size is capped.
+  if (dense_bytes > kMaxSparseDenseBytes)
+    fail(ErrorCode::kResourceExhausted,
+         where + ": the dense form needs " + std::to_string(dense_bytes) +
+             " bytes, over the limit of " + std::to_string(kMaxSparseDenseBytes));
+  const int64_t nnz = values->elements();
+  if (values->desc.rank() != 1)
+    fail(ErrorCode::kInvalidArgument,
+         where + ": values must be 1-D, got rank " + std::to_string(values->desc.rank()));
+  if (!is_integer(indices->desc.dtype))
+    fail(ErrorCode::kInvalidArgument,
+         where + ": indices must be integers, got " + std::string(dtype_name(indices->desc.dtype)));
   const bool linear = indices->desc.rank() == 1;
-  require(linear || (indices->desc.rank() == 2 &&
-                     indices->desc.shape[1] == static_cast<int64_t>(shape.size())),
-          where + ": indices must be [NNZ] or [NNZ, rank]");
-  require(indices->desc.shape[0] == nnz, where + ": indices and values disagree on NNZ");
+  if (!linear &&
+      !(indices->desc.rank() == 2 && indices->desc.shape[1] == static_cast<int64_t>(shape.size())))
+    fail(ErrorCode::kInvalidArgument, where + ": indices must be [NNZ] or [NNZ, " +
+                                          std::to_string(shape.size()) + "], got " +
+                                          to_string(indices->desc));
+  if (indices->desc.shape[0] != nnz)
+    fail(ErrorCode::kInvalidArgument, where + ": indices hold " +
+                                          std::to_string(indices->desc.shape[0]) +
+                                          " positions but values hold " + std::to_string(nnz));
+  auto out = make_tensor_data(values->desc.dtype, shape, kMaxSparseDenseBytes);
   for (int64_t k = 0; k < nnz; ++k) {
     int64_t flat = 0;
     if (linear) {
@@ -180,11 +231,18 @@ std::shared_ptr<TensorData> decode_sparse_tensor(const onnx::SparseTensorProto& 
     } else {
       for (size_t d = 0; d < shape.size(); ++d) {
         const int64_t idx = element_as_int(*indices, k * static_cast<int64_t>(shape.size()) + d);
-        require(idx >= 0 && idx < shape[d], where + ": index out of range");
+        if (idx < 0 || idx >= shape[d])
+          fail(ErrorCode::kOutOfRange, where + ": index " + std::to_string(idx) + " of entry " +
+                                           std::to_string(k) + " is out of range for dim " +
+                                           std::to_string(d) + " of length " +
+                                           std::to_string(shape[d]));
         flat = flat * shape[d] + idx;
       }
     }
-    require(flat >= 0 && flat < n, where + ": index " + std::to_string(flat) + " out of range");
+    if (flat < 0 || flat >= n)
+      fail(ErrorCode::kOutOfRange, where + ": index " + std::to_string(flat) + " of entry " +
+                                       std::to_string(k) + " is out of range for " +
+                                       std::to_string(n) + " elements");
     if (out->desc.dtype == DType::kString)
       out->strings[flat] = values->strings[k];
     else

@@ -1,7 +1,9 @@
-// Host allocator, Storage and BufferRef.
+// Host allocator, the per-device allocator registry, Storage and BufferRef.
 #include "core/buffer/buffer.h"
 
+#include <mutex>
 #include <new>
+#include <vector>
 
 #include "core/base/error.h"
 
@@ -36,6 +38,39 @@ class HostAllocator final : public Allocator {
 Allocator& host_allocator() {
   static HostAllocator alloc;
   return alloc;
+}
+
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::vector<Allocator*> entries{&host_allocator()};
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+void register_allocator(Allocator& alloc) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (Allocator*& a : r.entries)
+    if (a->device() == alloc.device()) {
+      a = &alloc;
+      return;
+    }
+  r.entries.push_back(&alloc);
+}
+
+Allocator* find_allocator(Device d) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (Allocator* a : r.entries)
+    if (a->device() == d) return a;
+  return nullptr;
 }
 
 Storage::Storage(Allocator& alloc, size_t bytes)

@@ -35,6 +35,14 @@ class Allocator {
 // The process-wide host allocator (aligned operator new underneath).
 Allocator& host_allocator();
 
+// Allocators by device, so code above the backends can find a device's allocator without
+// linking the backend: the host one is always there; a backend registers its own (the CUDA one
+// registers each device's caching pool when it is first created). Registering again for the
+// same device replaces the entry. Thread-safe; the allocator must outlive its registration.
+void register_allocator(Allocator& alloc);
+// The allocator registered for d, or null.
+Allocator* find_allocator(Device d);
+
 // Owned bytes on one device; freed through the allocator that made them.
 class Storage {
  public:

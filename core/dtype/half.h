@@ -1,16 +1,18 @@
 // The two 16-bit float formats (IEEE binary16 and bfloat16) to and from float. The elementwise
 // engine calls these in inner loops, so they are inline and nearly branch-free; the double
 // overloads serve the exact scalar path, where rounding a double via float would round twice.
+// GEON_HD: the CUDA casts use these same functions on the device.
 #pragma once
 
 #include <bit>
 #include <cstdint>
 
+#include "core/base/hd.h"
 #include "core/dtype/minifloat.h"
 
 namespace geon {
 
-inline float half_to_float(uint16_t h) {
+GEON_HD float half_to_float(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t em = h & 0x7FFFu;
   uint32_t bits;
@@ -26,7 +28,7 @@ inline float half_to_float(uint16_t h) {
   return std::bit_cast<float>(bits | sign);
 }
 
-inline uint16_t float_to_half(float f) {
+GEON_HD uint16_t float_to_half(float f) {
   const uint32_t bits = std::bit_cast<uint32_t>(f);
   const auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
   uint32_t a = bits & 0x7FFF'FFFFu;
@@ -48,11 +50,11 @@ inline uint16_t float_to_half(float f) {
   return sign | static_cast<uint16_t>(a >> 13);
 }
 
-inline float bfloat16_to_float(uint16_t b) {
+GEON_HD float bfloat16_to_float(uint16_t b) {
   return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
 }
 
-inline uint16_t float_to_bfloat16(float f) {
+GEON_HD uint16_t float_to_bfloat16(float f) {
   uint32_t bits = std::bit_cast<uint32_t>(f);
   // Rounding a NaN could carry its payload into the exponent (or clear it into inf): quiet it.
   if ((bits & 0x7FFF'FFFFu) > 0x7F80'0000u) return static_cast<uint16_t>((bits >> 16) | 0x0040u);
@@ -61,7 +63,7 @@ inline uint16_t float_to_bfloat16(float f) {
 }
 
 // Exact double -> 16-bit paths (one rounding). Slower; for the scalar path and constants.
-inline uint16_t double_to_half(double x) {
+GEON_HD uint16_t double_to_half(double x) {
   const uint64_t bits = std::bit_cast<uint64_t>(x);
   const auto sign = static_cast<uint16_t>((bits >> 48) & 0x8000u);
   if ((bits & 0x7FF0'0000'0000'0000ull) == 0x7FF0'0000'0000'0000ull) {
@@ -73,7 +75,7 @@ inline uint16_t double_to_half(double x) {
   return sign | static_cast<uint16_t>(mag >= 0x7C00u ? 0x7C00u : mag);
 }
 
-inline uint16_t double_to_bfloat16(double x) {
+GEON_HD uint16_t double_to_bfloat16(double x) {
   const uint64_t bits = std::bit_cast<uint64_t>(x);
   const auto sign = static_cast<uint16_t>((bits >> 48) & 0x8000u);
   if ((bits & 0x7FF0'0000'0000'0000ull) == 0x7FF0'0000'0000'0000ull) {

@@ -6,6 +6,8 @@
 #include <bit>
 #include <cstdint>
 
+#include "core/base/hd.h"
+
 namespace geon::minifloat {
 
 // The magnitude code of |x| (x finite; its sign is ignored) in a format with `mant_bits` stored
@@ -14,7 +16,7 @@ namespace geon::minifloat {
 // The exponent range is treated as unbounded above, so the caller compares the result with its
 // format's largest finite code to detect overflow; a mantissa that rounds up carries into the
 // exponent field on its own.
-inline uint64_t round_magnitude(double x, int mant_bits, int min_exp) {
+GEON_HD uint64_t round_magnitude(double x, int mant_bits, int min_exp) {
   const uint64_t bits = std::bit_cast<uint64_t>(x) & 0x7FFF'FFFF'FFFF'FFFFull;
   const int biased = static_cast<int>(bits >> 52);
   uint64_t sig = bits & ((uint64_t{1} << 52) - 1);

@@ -14,10 +14,13 @@ namespace {
 
 template <Reduce R, class A>
 A combine(A a, A b) {
+  // Integer sums and products wrap (through the unsigned type, where overflow is defined),
+  // as the elementwise ops do.
+  using U = std::conditional_t<std::is_integral_v<A>, std::make_unsigned<A>, std::type_identity<A>>;
   if constexpr (R == Reduce::kSum || R == Reduce::kMean)
-    return a + b;
+    return static_cast<A>(static_cast<typename U::type>(a) + static_cast<typename U::type>(b));
   else if constexpr (R == Reduce::kProd)
-    return a * b;
+    return static_cast<A>(static_cast<typename U::type>(a) * static_cast<typename U::type>(b));
   else if constexpr (R == Reduce::kMax) {
     if constexpr (std::is_floating_point_v<A>)
       return (a > b || std::isnan(a)) ? a : b;

@@ -12,6 +12,7 @@
 #include "core/buffer/buffer.h"
 #include "core/desc/views.h"
 #include "core/engine/accumulate.h"
+#include "core/engine/checks.h"
 #include "core/engine/convert.h"
 #include "core/engine/engine.h"
 #include "core/engine/parallel.h"
@@ -29,39 +30,6 @@ int64_t inner_stride(const LoopPlan& p, int op) {
 }
 
 int64_t elem_bytes(DType t) { return dtype_bits(t) / 8; }
-
-void check_operand(const TensorDesc& d, const void* data, const std::string& what) {
-  require(d.strides.size() == d.shape.size(), what + ": " + std::to_string(d.shape.size()) +
-                                                  " dims but " + std::to_string(d.strides.size()) +
-                                                  " strides");
-  for (int64_t len : d.shape) require(len >= 0, what + ": negative length in " + to_string(d));
-  require(data != nullptr || element_count(d) == 0, what + ": no data");
-  require(d.offset >= 0 || element_span(d).first >= 0 || element_count(d) == 0,
-          what + ": the view reaches before its storage: " + to_string(d));
-}
-
-// A destination element written twice would make the result depend on order.
-void check_not_self_overlapping(const TensorDesc& d) {
-  std::vector<std::pair<int64_t, int64_t>> dims;  // |stride|, length
-  for (int i = 0; i < d.rank(); ++i)
-    if (d.shape[i] > 1) dims.emplace_back(std::abs(d.strides[i]), d.shape[i]);
-  std::sort(dims.begin(), dims.end());
-  int64_t reach = 0;  // largest offset the inner dims span
-  for (auto [stride, len] : dims) {
-    require(stride > reach, "destination " + to_string(d) +
-                                " has elements that alias each other (broadcast or overlapping "
-                                "strides); it cannot be written");
-    reach += stride * (len - 1);
-  }
-}
-
-bool ranges_intersect(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db) {
-  if (element_count(da) == 0 || element_count(db) == 0) return false;
-  const ByteSpan sa = byte_span(da), sb = byte_span(db);
-  const auto* pa = static_cast<const char*>(a);
-  const auto* pb = static_cast<const char*>(b);
-  return pa + sa.begin < pb + sb.end && pb + sb.begin < pa + sa.end;
-}
 
 struct PassState {
   const Expr* expr;

@@ -1,6 +1,7 @@
 // The math of each elementwise op, one small functor per op, written once for every compute
 // type. Integer arithmetic wraps (two's complement, like numpy) instead of hitting C++'s
 // undefined signed overflow; integer division or modulo by zero yields 0 instead of trapping.
+// Every function is GEON_HD: the CUDA op table compiles this very math for the device.
 #pragma once
 
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/base/hd.h"
 #include "core/engine/ops.h"
 
 namespace geon::ops {
@@ -20,21 +22,21 @@ constexpr bool kIsInt = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // Wrapping integer arithmetic through the unsigned type, where overflow is defined.
 template <class T>
-T wrap_add(T a, T b) {
+GEON_HD T wrap_add(T a, T b) {
   if constexpr (kIsInt<T>)
     return static_cast<T>(static_cast<Unsigned<T>>(a) + static_cast<Unsigned<T>>(b));
   else
     return a + b;
 }
 template <class T>
-T wrap_sub(T a, T b) {
+GEON_HD T wrap_sub(T a, T b) {
   if constexpr (kIsInt<T>)
     return static_cast<T>(static_cast<Unsigned<T>>(a) - static_cast<Unsigned<T>>(b));
   else
     return a - b;
 }
 template <class T>
-T wrap_mul(T a, T b) {
+GEON_HD T wrap_mul(T a, T b) {
   if constexpr (kIsInt<T>)
     return static_cast<T>(static_cast<Unsigned<T>>(a) * static_cast<Unsigned<T>>(b));
   else
@@ -44,19 +46,19 @@ T wrap_mul(T a, T b) {
 // ---- unary ----
 struct Identity {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return x;
   }
 };
 struct Neg {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return wrap_sub(T(0), x);
   }
 };
 struct Abs {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     if constexpr (std::is_unsigned_v<T>)
       return x;
     else
@@ -65,162 +67,165 @@ struct Abs {
 };
 struct Square {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return wrap_mul(x, x);
   }
 };
 struct Sign {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(x)) return x;
     }
-    return static_cast<T>((T(0) < x) - (x < T(0)));
+    if constexpr (std::is_unsigned_v<T>)
+      return static_cast<T>(x != T(0));  // spelled out: nvcc rejects `x < 0` on unsigned
+    else
+      return static_cast<T>((T(0) < x) - (x < T(0)));
   }
 };
 struct Relu {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return x > T(0) ? x : T(0);
   }
 };
 struct Not {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return !x;
   }
 };
 struct BitwiseNot {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return static_cast<T>(~x);
   }
 };
 struct Exp {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::exp(x);
   }
 };
 struct Log {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::log(x);
   }
 };
 struct Sqrt {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::sqrt(x);
   }
 };
 struct Reciprocal {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return T(1) / x;
   }
 };
 struct Sin {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::sin(x);
   }
 };
 struct Cos {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::cos(x);
   }
 };
 struct Tan {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::tan(x);
   }
 };
 struct Asin {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::asin(x);
   }
 };
 struct Acos {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::acos(x);
   }
 };
 struct Atan {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::atan(x);
   }
 };
 struct Sinh {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::sinh(x);
   }
 };
 struct Cosh {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::cosh(x);
   }
 };
 struct Asinh {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::asinh(x);
   }
 };
 struct Acosh {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::acosh(x);
   }
 };
 struct Atanh {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::atanh(x);
   }
 };
 struct Tanh {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::tanh(x);
   }
 };
 struct Erf {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::erf(x);
   }
 };
 struct Floor {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::floor(x);
   }
 };
 struct Ceil {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::ceil(x);
   }
 };
 // ONNX Round: halves to even, which is nearbyint under the default rounding mode.
 struct Round {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return std::nearbyint(x);
   }
 };
 struct Sigmoid {
   // Split by sign so exp never overflows for large |x|.
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
     const T e = std::exp(x);
     return e / (T(1) + e);
@@ -228,37 +233,37 @@ struct Sigmoid {
 };
 struct Softplus {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
   }
 };
 struct Softsign {
   template <class T>
-  static T f(T x, const OpParams&) {
+  GEON_HD static T f(T x, const OpParams&) {
     return x / (T(1) + std::abs(x));
   }
 };
 struct LeakyRelu {
   template <class T>
-  static T f(T x, const OpParams& p) {
+  GEON_HD static T f(T x, const OpParams& p) {
     return x >= T(0) ? x : static_cast<T>(p.alpha) * x;
   }
 };
 struct Elu {
   template <class T>
-  static T f(T x, const OpParams& p) {
+  GEON_HD static T f(T x, const OpParams& p) {
     return x >= T(0) ? x : static_cast<T>(p.alpha) * std::expm1(x);
   }
 };
 struct IsNan {
   template <class T>
-  static bool f(T x, const OpParams&) {
+  GEON_HD static bool f(T x, const OpParams&) {
     return std::isnan(x);
   }
 };
 struct IsInf {
   template <class T>
-  static bool f(T x, const OpParams&) {
+  GEON_HD static bool f(T x, const OpParams&) {
     return std::isinf(x);
   }
 };
@@ -266,25 +271,25 @@ struct IsInf {
 // ---- binary ----
 struct Add {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return wrap_add(a, b);
   }
 };
 struct Sub {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return wrap_sub(a, b);
   }
 };
 struct Mul {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return wrap_mul(a, b);
   }
 };
 struct Div {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     if constexpr (kIsInt<T>) {
       if (b == T(0)) return T(0);
       if constexpr (std::is_signed_v<T>)
@@ -295,7 +300,7 @@ struct Div {
 };
 struct SquaredDifference {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     const T d = wrap_sub(a, b);
     return wrap_mul(d, d);
   }
@@ -303,7 +308,7 @@ struct SquaredDifference {
 // Max/Min propagate NaN, as ONNX's Max and Min do.
 struct Max {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(a) || std::isnan(b)) return a + b;
     }
@@ -312,7 +317,7 @@ struct Max {
 };
 struct Min {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(a) || std::isnan(b)) return a + b;
     }
@@ -321,7 +326,7 @@ struct Min {
 };
 struct Pow {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     if constexpr (std::is_floating_point_v<T>) {
       return std::pow(a, b);
     } else {
@@ -337,7 +342,7 @@ struct Pow {
 // ONNX Mod with fmod=0: the result takes the divisor's sign (Python's %).
 struct Mod {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     if constexpr (std::is_floating_point_v<T>) {
       T r = std::fmod(a, b);
       if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
@@ -358,7 +363,7 @@ struct Mod {
 // ONNX Mod with fmod=1: the result takes the dividend's sign (C's fmod and %).
 struct Fmod {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     if constexpr (std::is_floating_point_v<T>)
       return std::fmod(a, b);
     else {
@@ -371,98 +376,98 @@ struct Fmod {
 };
 struct Atan2 {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return std::atan2(a, b);
   }
 };
 struct Prelu {
   template <class T>
-  static T f(T x, T slope, const OpParams&) {
+  GEON_HD static T f(T x, T slope, const OpParams&) {
     return x < T(0) ? wrap_mul(x, slope) : x;
   }
 };
 struct Equal {
   template <class T>
-  static bool f(T a, T b, const OpParams&) {
+  GEON_HD static bool f(T a, T b, const OpParams&) {
     return a == b;
   }
 };
 struct NotEqual {
   template <class T>
-  static bool f(T a, T b, const OpParams&) {
+  GEON_HD static bool f(T a, T b, const OpParams&) {
     return a != b;
   }
 };
 struct Less {
   template <class T>
-  static bool f(T a, T b, const OpParams&) {
+  GEON_HD static bool f(T a, T b, const OpParams&) {
     return a < b;
   }
 };
 struct LessEqual {
   template <class T>
-  static bool f(T a, T b, const OpParams&) {
+  GEON_HD static bool f(T a, T b, const OpParams&) {
     return a <= b;
   }
 };
 struct Greater {
   template <class T>
-  static bool f(T a, T b, const OpParams&) {
+  GEON_HD static bool f(T a, T b, const OpParams&) {
     return a > b;
   }
 };
 struct GreaterEqual {
   template <class T>
-  static bool f(T a, T b, const OpParams&) {
+  GEON_HD static bool f(T a, T b, const OpParams&) {
     return a >= b;
   }
 };
 struct And {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return a && b;
   }
 };
 struct Or {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return a || b;
   }
 };
 struct Xor {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return a != b;
   }
 };
 struct BitwiseAnd {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return a & b;
   }
 };
 struct BitwiseOr {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return a | b;
   }
 };
 struct BitwiseXor {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return a ^ b;
   }
 };
 // Shifts by the type's width or more give 0 rather than undefined behaviour.
 struct ShiftLeft {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return b >= T(sizeof(T) * 8) ? T(0) : static_cast<T>(a << b);
   }
 };
 struct ShiftRight {
   template <class T>
-  static T f(T a, T b, const OpParams&) {
+  GEON_HD static T f(T a, T b, const OpParams&) {
     return b >= T(sizeof(T) * 8) ? T(0) : static_cast<T>(a >> b);
   }
 };
@@ -470,14 +475,14 @@ struct ShiftRight {
 // ---- ternary ----
 struct Where {
   template <class T>
-  static T f(T c, T a, T b, const OpParams&) {
+  GEON_HD static T f(T c, T a, T b, const OpParams&) {
     return c ? a : b;
   }
 };
 // ONNX Clip: min then max bound; NaN in x stays NaN.
 struct Clip {
   template <class T>
-  static T f(T x, T lo, T hi, const OpParams&) {
+  GEON_HD static T f(T x, T lo, T hi, const OpParams&) {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(x)) return x;
     }
@@ -486,7 +491,7 @@ struct Clip {
 };
 struct MulAdd {
   template <class T>
-  static T f(T a, T b, T c, const OpParams&) {
+  GEON_HD static T f(T a, T b, T c, const OpParams&) {
     return wrap_add(wrap_mul(a, b), c);
   }
 };

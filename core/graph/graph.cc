@@ -65,16 +65,19 @@ std::string value_text(const Value& v) {
   std::string s = v.name + ": " + to_string(v.type);
   s += v.rank_known ? " " + to_string_with_lengths(v.axes) : " (rank unknown)";
   if (v.kind == ValueKind::kConstant) s += " const";
-  if (v.kind == ValueKind::kOuter) s += " outer";
+  if (v.kind == ValueKind::kIntermediate && v.data) s += " folded";
   if (v.overridable) s += " overridable";
   return s;
 }
 
-void dump_into(const Graph& g, const std::string& indent, std::string& out) {
-  out += indent + "graph " + g.name + "\n";
+void dump_into(const Graph& g, const std::string& indent, const std::string& label,
+               std::string& out) {
+  out += indent + label + "graph " + g.name + "\n";
   for (int i : g.inputs) out += indent + "  input " + value_text(g.values[i]) + "\n";
   for (const Value& v : g.values)
-    if (v.kind == ValueKind::kConstant && v.producer < 0)
+    if (v.kind == ValueKind::kOuter) out += indent + "  outer " + value_text(v) + "\n";
+  for (const Value& v : g.values)
+    if (v.kind == ValueKind::kConstant && v.producer < 0 && !v.overridable)
       out += indent + "  const " + value_text(v) + "\n";
   for (const Node& n : g.nodes) {
     out += indent + "  node " + (n.name.empty() ? std::string("<unnamed>") : n.name) + " = " +
@@ -86,8 +89,10 @@ void dump_into(const Graph& g, const std::string& indent, std::string& out) {
     for (int o : n.outputs)
       if (o >= 0) out += indent + "    -> " + value_text(g.values[o]) + "\n";
     for (const auto& [key, a] : n.attrs) {
-      if (a.kind == Attribute::Kind::kGraph) dump_into(*a.g, indent + "    " + key + ": ", out);
-      for (const auto& sub : a.graphs) dump_into(*sub, indent + "    " + key + ": ", out);
+      if (a.kind == Attribute::Kind::kGraph && a.g)
+        dump_into(*a.g, indent + "    ", key + ": ", out);
+      for (size_t k = 0; k < a.graphs.size(); ++k)
+        dump_into(*a.graphs[k], indent + "    ", key + "[" + std::to_string(k) + "]: ", out);
     }
   }
   for (int o : g.outputs) out += indent + "  output " + value_text(g.values[o]) + "\n";
@@ -97,7 +102,7 @@ void dump_into(const Graph& g, const std::string& indent, std::string& out) {
 
 std::string dump(const Graph& g) {
   std::string out;
-  dump_into(g, "", out);
+  dump_into(g, "", "", out);
   return out;
 }
 

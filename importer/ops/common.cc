@@ -1,6 +1,7 @@
 // Shared rule helpers.
 #include "importer/ops/common.h"
 
+#include <cstdint>
 #include <vector>
 
 #include "core/base/error.h"
@@ -112,6 +113,43 @@ void fold_cast(RuleContext& c) {
   if (!out || out->desc.dtype == DType::kString) return;
   assign({out->desc, out->storage->data()}, {in->desc, in->bytes()});
   c.set_output_data(0, out);
+}
+
+Axes distinct_axes(RuleContext& c, std::vector<Axis> axes) {
+  for (size_t i = 1; i < axes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (same_axis(axes[i], axes[j])) {
+        axes[i] = make_axis_like(c.graph().factory(), axes[i], axes[i].length);
+        break;
+      }
+  return Axes(std::move(axes));
+}
+
+void require_same_length(RuleContext& c, const Length& a, const Length& b, const std::string& what,
+                         const std::string& other) {
+  if (compare_lengths(a, b) == LengthRelation::kDifferent)
+    c.fail(what + " has length " + to_string(a) + " but " + other + " has length " + to_string(b) +
+           "; they must match");
+}
+
+bool fits_folding(RuleContext& c, DType t, int64_t n) {
+  const int64_t limit = c.options().max_folded_bytes;
+  if (!c.options().fold_constants || n < 0 || n / 8 > limit) return false;
+  if (t == DType::kString) return n <= limit / 16;
+  return dtype_bytes_for(t, n) <= limit;
+}
+
+bool fits_folding(RuleContext& c, DType t, const Dims& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return false;
+    if (d == 0) return fits_folding(c, t, 0);
+  }
+  for (int64_t d : shape) {
+    if (n > INT64_MAX / d) return false;
+    n *= d;
+  }
+  return fits_folding(c, t, n);
 }
 
 }  // namespace geon::importer

@@ -8,6 +8,11 @@
 
 namespace geon::importer {
 
+// The most dims a rule will make for an output whose rank comes from a declared length (the
+// length of a 1-D shape or axes input, which a malformed model may set to anything): above
+// it, the rank is left unknown rather than a Length allocated per dim.
+inline constexpr int64_t kMaxInferredRank = 1024;
+
 // Output `out` gets input `in`'s dtype (or `dtype` when given) and the very same axes: an
 // elementwise unary op does not change which axes a value has.
 void same_as_input(RuleContext& c, int in = 0, int out = 0, DType dtype = DType::kUndefined);
@@ -28,5 +33,20 @@ void fold_elementwise(RuleContext& c, std::string_view engine_op, double scale_a
                       double scale_b = 1);
 // Folds output 0 as a cast of constant input 0 to output 0's dtype.
 void fold_cast(RuleContext& c);
+
+// Output axes assembled from operands' axes (gathered, contracted, ...) may name one axis
+// twice, e.g. MatMul(x, transpose(x)) or Gather(x, i) where i shares an axis with x. An axis
+// cannot repeat, so every repeat after the first becomes a new axis of its class and length.
+Axes distinct_axes(RuleContext& c, std::vector<Axis> axes);
+
+// Fails naming `what` and `other` when two lengths are provably different (two different
+// numbers); equal or undecided (symbols, unknown) lengths pass, to be checked at run time.
+void require_same_length(RuleContext& c, const Length& a, const Length& b, const std::string& what,
+                         const std::string& other);
+
+// Whether a folded output of n elements of dtype t is within the importer's folding limit,
+// checked before allocating it.
+bool fits_folding(RuleContext& c, DType t, int64_t n);
+bool fits_folding(RuleContext& c, DType t, const Dims& shape);  // false on overflow too
 
 }  // namespace geon::importer

@@ -2,7 +2,12 @@
 // (libcuda.so.1) itself and reports its absence as an error code, which becomes the reason.
 #include <cuda_runtime.h>
 
+#include <mutex>
+#include <vector>
+
+#include "core/base/error.h"
 #include "kernels/cuda/device.h"
+#include "kernels/cuda/runtime.h"
 
 namespace geon::cuda {
 
@@ -32,8 +37,39 @@ Availability availability() {
   } else {
     a.available = true;
   }
-  if (!a.available) a.device_count = 0;
+  if (!a.available) {
+    a.device_count = 0;
+    cudaGetLastError();  // the probe's failure must not surface as a later call's error
+  }
   return a;
+}
+
+const Availability& cached_availability() {
+  static const Availability a = availability();
+  return a;
+}
+
+void require_device(int device) {
+  const Availability& a = cached_availability();
+  if (!a.available) fail(ErrorCode::kDeviceUnavailable, "CUDA backend unavailable: " + a.reason);
+  require(device >= 0 && device < a.device_count, "CUDA device " + std::to_string(device) +
+                                                      " does not exist (" +
+                                                      std::to_string(a.device_count) + " devices)");
+}
+
+int multiprocessor_count(int device) {
+  require_device(device);
+  static std::mutex mu;
+  static std::vector<int> counts;
+  std::lock_guard<std::mutex> lock(mu);
+  if (counts.empty()) counts.assign(cached_availability().device_count, 0);
+  if (counts[device] == 0) {
+    int n = 0;
+    check_cuda(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device),
+               "querying the multiprocessor count");
+    counts[device] = n > 0 ? n : 1;
+  }
+  return counts[device];
 }
 
 }  // namespace geon::cuda

@@ -48,9 +48,14 @@ void check_output(const Graph& g, int k, const fs::path& pb, const std::string& 
   } catch (const Error&) {
     return;
   }
-  EXPECT_EQ(v.dtype(), want->desc.dtype)
-      << model << ": output '" << v.name << "' inferred " << dtype_name(v.dtype()) << ", expected "
-      << dtype_name(want->desc.dtype);
+  // ONNX 1.12's test data (Debian's copy) stored bfloat16 expected outputs as uint16 bits.
+  const bool old_bf16 = model.rfind("debian/", 0) == 0 && v.dtype() == DType::kBFloat16 &&
+                        want->desc.dtype == DType::kUInt16;
+  if (!old_bf16) {
+    EXPECT_EQ(v.dtype(), want->desc.dtype)
+        << model << ": output '" << v.name << "' inferred " << dtype_name(v.dtype())
+        << ", expected " << dtype_name(want->desc.dtype);
+  }
   if (!v.rank_known) {
     ++counts.shapes_unknown;
     return;

@@ -37,8 +37,8 @@ void fill_tensor(onnx::TensorProto& t, DType dtype, const std::vector<int64_t>& 
   t.set_raw_data(raw);
 }
 
-void set_type(onnx::ValueInfoProto& vi, DType t, const std::vector<Dim>& dims, bool has_shape) {
-  auto* tt = vi.mutable_type()->mutable_tensor_type();
+void set_tensor_type(onnx::TypeProto& tp, DType t, const std::vector<Dim>& dims, bool has_shape) {
+  auto* tt = tp.mutable_tensor_type();
   if (t != DType::kUndefined) tt->set_elem_type(static_cast<int>(t));
   if (!has_shape) return;
   auto* shape = tt->mutable_shape();
@@ -51,7 +51,36 @@ void set_type(onnx::ValueInfoProto& vi, DType t, const std::vector<Dim>& dims, b
   }
 }
 
+void set_type(onnx::ValueInfoProto& vi, DType t, const std::vector<Dim>& dims, bool has_shape) {
+  set_tensor_type(*vi.mutable_type(), t, dims, has_shape);
+}
+
 }  // namespace
+
+Attr Attr::type(std::string name, TypeKind kind, DType t) {
+  Attr a;
+  a.name = std::move(name);
+  a.type_value = ValueType{kind, t, TypeKind::kTensor};
+  return a;
+}
+
+GraphBuilder& GraphBuilder::input_sequence(const std::string& name, DType t,
+                                           std::vector<Dim> dims) {
+  auto* vi = impl_->g.add_input();
+  vi->set_name(name);
+  set_tensor_type(*vi->mutable_type()->mutable_sequence_type()->mutable_elem_type(), t, dims, true);
+  return *this;
+}
+
+GraphBuilder& GraphBuilder::input_optional(const std::string& name, DType t, std::vector<Dim> dims,
+                                           bool of_sequence) {
+  auto* vi = impl_->g.add_input();
+  vi->set_name(name);
+  onnx::TypeProto* elem = vi->mutable_type()->mutable_optional_type()->mutable_elem_type();
+  if (of_sequence) elem = elem->mutable_sequence_type()->mutable_elem_type();
+  set_tensor_type(*elem, t, dims, true);
+  return *this;
+}
 
 Attr Attr::tensor(std::string name, DType t, std::vector<int64_t> dims,
                   std::vector<double> values) {
@@ -97,6 +126,14 @@ GraphBuilder& GraphBuilder::node(const std::string& op, std::vector<std::string>
   for (const Attr& a : attrs) {
     auto* p = n->add_attribute();
     p->set_name(a.name);
+    if (a.type_value) {
+      p->set_type(onnx::AttributeProto::TYPE_PROTO);
+      onnx::TypeProto* tp = p->mutable_tp();
+      if (a.type_value->kind == TypeKind::kSequence)
+        tp = tp->mutable_sequence_type()->mutable_elem_type();
+      tp->mutable_tensor_type()->set_elem_type(static_cast<int>(a.type_value->dtype));
+      continue;
+    }
     if (a.tensor_dtype != DType::kUndefined) {
       p->set_type(onnx::AttributeProto::TENSOR);
       fill_tensor(*p->mutable_t(), a.tensor_dtype, a.tensor_dims, a.tensor_values);
@@ -170,6 +207,10 @@ const Value& output_value(const ImportedModel& m, const std::string& name) {
   const int i = m.graph->find(name);
   if (i < 0) throw std::runtime_error("no value named " + name);
   return m.graph->value(i);
+}
+
+Value output_value(ImportedModel&& m, const std::string& name) {
+  return output_value(static_cast<const ImportedModel&>(m), name);
 }
 
 std::vector<int64_t> static_dims(const Value& v) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -24,10 +25,13 @@ struct Attr {
       value;
   // A tensor attribute (Constant's value): dtype, dims and values.
   DType tensor_dtype = DType::kUndefined;
-  std::vector<int64_t> tensor_dims;
-  std::vector<double> tensor_values;
+  std::vector<int64_t> tensor_dims = {};
+  std::vector<double> tensor_values = {};
   static Attr tensor(std::string name, DType t, std::vector<int64_t> dims,
                      std::vector<double> values);
+  // A type_proto attribute (Optional's `type`): a tensor, or a sequence of tensors, of dtype t.
+  std::optional<ValueType> type_value = std::nullopt;
+  static Attr type(std::string name, TypeKind kind, DType t);
 };
 
 class GraphBuilder {
@@ -35,6 +39,11 @@ class GraphBuilder {
   explicit GraphBuilder(std::string name = "g") : name_(std::move(name)) {}
   GraphBuilder& input(const std::string& name, DType t, std::vector<Dim> dims);
   GraphBuilder& input_unranked(const std::string& name, DType t);
+  // A sequence of tensors of dtype t and these dims (the elements' shape), or an optional of a
+  // tensor (of_sequence false) or of such a sequence.
+  GraphBuilder& input_sequence(const std::string& name, DType t, std::vector<Dim> dims);
+  GraphBuilder& input_optional(const std::string& name, DType t, std::vector<Dim> dims,
+                               bool of_sequence = false);
   GraphBuilder& initializer(const std::string& name, DType t, std::vector<int64_t> dims,
                             std::vector<double> values);
   GraphBuilder& node(const std::string& op, std::vector<std::string> inputs,
@@ -60,6 +69,9 @@ ImportedModel import(const GraphBuilder& g, int opset, ImportOptions opt = {});
 
 // Output `name`'s value in the imported main graph.
 const Value& output_value(const ImportedModel& m, const std::string& name);
+// From a temporary model a reference would dangle once the statement ends, so this returns
+// a copy (`const Value& v = output_value(import(...), "y");` stays safe).
+Value output_value(ImportedModel&& m, const std::string& name);
 // Static lengths of a value's axes (fails the test if any is not static).
 std::vector<int64_t> static_dims(const Value& v);
 

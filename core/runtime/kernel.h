@@ -1,0 +1,69 @@
+// The kernel plug point. A device kernel set (cpu.dnnl, cpu.generic, cuda) is a table of
+// KernelEntry rows: per op, whether it can run a given node (and if not, why) and how to
+// create the kernel that computes it. core defines the shapes of these; kernels/ fills them.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/buffer/buffer.h"
+#include "core/desc/desc.h"
+#include "core/graph/graph.h"
+
+namespace geon {
+
+// A tensor as a kernel sees it: a description over memory on one device. An omitted
+// optional input has data == nullptr and an empty description.
+struct TensorRef {
+  TensorDesc desc;
+  void* data = nullptr;
+  Device device{};
+  bool present() const { return data != nullptr || element_count(desc) == 0; }
+};
+
+// What compute() gets: the node's inputs, and outputs to fill. Output shapes are known before
+// compute for most ops (the plan gives them); kernels of data-dependent ops (NonZero, Unique)
+// ask for their outputs with the shape they computed.
+class KernelContext {
+ public:
+  virtual ~KernelContext() = default;
+  virtual int num_inputs() const = 0;
+  virtual const TensorRef& input(int i) const = 0;
+  virtual int num_outputs() const = 0;
+  // The output with the planned shape, allocated if needed.
+  virtual TensorRef& output(int i) = 0;
+  // The output with a shape only known now.
+  virtual TensorRef& output(int i, const Dims& shape) = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Must be safe to call from several threads at once (Run is thread-safe on a session).
+  virtual void compute(KernelContext& ctx) const = 0;
+};
+
+struct KernelEntry {
+  std::string_view domain;  // "" = the default ONNX domain
+  std::string_view op;
+  int since;  // applies to opsets >= since (the latest entry <= the node's opset wins)
+  // nullopt when the kernel can run the node; otherwise the reason it cannot (dtype,
+  // attribute value, rank...), for the placement report.
+  std::optional<std::string> (*supports)(const Graph& g, const Node& n);
+  std::unique_ptr<Kernel> (*create)(const Graph& g, const Node& n);
+};
+
+struct KernelSet {
+  std::string_view name;  // "cpu.dnnl", "cpu.generic", "cuda"
+  Device device;
+  std::span<const KernelEntry> entries;
+};
+
+// The entry for a node in a set (by domain, op and opset), or null.
+const KernelEntry* find_kernel(const KernelSet& set, const Node& n);
+
+}  // namespace geon

@@ -1,0 +1,31 @@
+// The oneDNN matmul primitive behind MatMul and Gemm: dst = alpha * a·b (+ beta * dst), over
+// batched strided float views. Strides travel in the memory descriptors, so a transposed
+// operand is read in place; layouts oneDNN cannot take are made dense first. Primitives are
+// cached per (shapes, strides, alpha, beta), and execution is safe from several threads.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/engine/engine.h"
+
+namespace geon::cpu {
+
+class DnnlMatmul {
+ public:
+  DnnlMatmul();
+  ~DnnlMatmul();
+  // a: (batch..., M, K), b: (batch..., K, N), dst: (batch..., M, N), all float and of one rank;
+  // batch dims of a and b are equal to dst's or 1. With beta != 0, dst already holds the
+  // addend (Gemm's C, broadcast).
+  void run(const ConstOperand& a, const ConstOperand& b, const Operand& dst, float alpha,
+           float beta) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace geon::cpu

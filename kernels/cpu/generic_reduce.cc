@@ -1,0 +1,71 @@
+// ReduceSum/Mean/Max/Min/Prod on the engine's reduce: the destination is viewed with the
+// reduced dims kept as length 1 (unsqueezed when keepdims is 0), and the engine accumulates
+// everything that maps onto one destination element.
+#include <algorithm>
+
+#include "core/base/error.h"
+#include "core/desc/views.h"
+#include "kernels/cpu/generic_ops.h"
+
+namespace geon::cpu {
+namespace {
+
+Reduce reduction_of(std::string_view op) {
+  if (op == "ReduceSum") return Reduce::kSum;
+  if (op == "ReduceMean") return Reduce::kMean;
+  if (op == "ReduceMax") return Reduce::kMax;
+  if (op == "ReduceMin") return Reduce::kMin;
+  return Reduce::kProd;
+}
+
+Reason check(const Graph& g, const Node& n) {
+  if (Reason r = check_engine_dtype(input_dtype(g, n, 0), "the input")) return r;
+  if (input_dtype(g, n, 0) == DType::kBool && n.op != "ReduceMax" && n.op != "ReduceMin")
+    return n.op + " of bool is not implemented";
+  return check_engine_dtype(output_dtype(g, n, 0), "the output");
+}
+
+std::unique_ptr<Kernel> reduce_kernel(Reduce r, std::vector<int64_t> axes, bool keepdims,
+                                      bool noop_with_empty_axes) {
+  return make_kernel([=](KernelContext& ctx) {
+    const TensorRef& src = ctx.input(0);
+    const int rank = src.desc.rank();
+    if (axes.empty() && noop_with_empty_axes) {
+      assign(dst_of(ctx.output(0, src.desc.shape)), src_of(src));
+      return;
+    }
+    std::vector<bool> reduced(rank, axes.empty());
+    for (int64_t a : axes) reduced[normalize_axis(a, rank)] = true;
+    Dims kept, out_shape;
+    std::vector<int64_t> gone;
+    for (int d = 0; d < rank; ++d) {
+      kept.push_back(reduced[d] ? 1 : src.desc.shape[d]);
+      if (!reduced[d] || keepdims) out_shape.push_back(kept.back());
+      if (reduced[d]) gone.push_back(d);
+    }
+    const TensorRef& out = ctx.output(0, out_shape);
+    Operand dst = dst_of(out);
+    if (!keepdims) dst.desc = unsqueeze(dst.desc, gone);
+    reduce(r, dst, src_of(src));
+  });
+}
+
+}  // namespace
+
+Reason supports_reduce_attr(const Graph& g, const Node& n) { return check(g, n); }
+std::unique_ptr<Kernel> create_reduce_attr(const Graph&, const Node& n) {
+  return reduce_kernel(reduction_of(n.op), attr_ints(n, "axes").value_or(std::vector<int64_t>{}),
+                       attr_int(n, "keepdims", 1) != 0, false);
+}
+
+Reason supports_reduce_input(const Graph& g, const Node& n) {
+  if (Reason r = check(g, n)) return r;
+  return require_constant(g, n, 1, "axes");
+}
+std::unique_ptr<Kernel> create_reduce_input(const Graph& g, const Node& n) {
+  return reduce_kernel(reduction_of(n.op), constant_ints(g, n, 1).value_or(std::vector<int64_t>{}),
+                       attr_int(n, "keepdims", 1) != 0,
+                       attr_int(n, "noop_with_empty_axes", 0) != 0);
+}
+
+}  // namespace geon::cpu
