@@ -137,7 +137,7 @@ int capture_outer(Graph& g, const std::string& name) {
   Value v = *outer;
   v.kind = ValueKind::kOuter;
   v.producer = -1;
-  v.overridable = false;
+  // `overridable` stays: a body must not fold an outer default that a run may replace.
   return g.add_value(std::move(v));
 }
 
