@@ -98,7 +98,9 @@ void pad_with(RuleContext& c, const PadArgs& p) {
   for (int64_t k = 0; k < n; ++k) {
     const int64_t b = (*p.pads)[k], e = (*p.pads)[k + n];
     const int64_t len = data->desc.shape[ax[k]];
-    const int64_t from = b < 0 ? -b : 0, to = e < 0 ? len + e : len;
+    // Clamped first: -b and len + e overflow for pads near the int64 limits.
+    const int64_t from = b < 0 ? (b <= -len ? len : -b) : 0;
+    const int64_t to = e < 0 ? (e <= -len ? 0 : len + e) : len;
     if (to <= from) return c.set_output_data(0, res);  // all padding
     src = narrow(src, ax[k], from, to - from);
     dst = narrow(dst, ax[k], b > 0 ? b : 0, to - from);

@@ -297,6 +297,26 @@ TEST(ImportBadInput, AxisOutOfRangeForTheInputRankIsNamed) {
       import_fails_with(m, E::kInvalidArgument, {"node 'fl' (Flatten", "axis 5 is out of range"}));
 }
 
+TEST(ImportBadInput, RankMismatchesNameTheInputAndBothRanks) {
+  auto m = model();
+  add_input(*m.mutable_graph(), "x", onnx::TensorProto::FLOAT, {2, 3});
+  auto* a = add_node(*m.mutable_graph(), "Transpose", {"x"}, {"y"}, "tr")->add_attribute();
+  a->set_name("perm");
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t p : {2, 0, 1}) a->add_ints(p);
+  add_output(*m.mutable_graph(), "y");
+  EXPECT_TRUE(import_fails_with(
+      m, E::kInvalidArgument,
+      {"node 'tr' (Transpose", "perm [2, 0, 1] has 3 entries for an input of rank 2"}));
+  auto m2 = model();
+  add_input(*m2.mutable_graph(), "x", onnx::TensorProto::FLOAT, {2, 3});
+  add_input(*m2.mutable_graph(), "w", onnx::TensorProto::FLOAT, {4, 3, 1, 1});
+  add_node(*m2.mutable_graph(), "Conv", {"x", "w"}, {"y"}, "conv");
+  add_output(*m2.mutable_graph(), "y");
+  EXPECT_TRUE(import_fails_with(m2, E::kInvalidArgument,
+                                {"node 'conv' (Conv", "input 0 (X) has rank 2", "rank 3 or more"}));
+}
+
 TEST(ImportBadInput, InputDeclaredWithAnotherTypeThanItsInitializer) {
   auto m = model();
   add_float_initializer(*m.mutable_graph(), "w", {2, 3});

@@ -176,21 +176,26 @@ TEST(ImportInitializers, SparseInitializersDensifyInBothIndexLayouts) {
 TEST(ImportInitializers, GraphInputWithAnInitializerIsAnOverridableConstant) {
   auto m = model();
   add_float_initializer(*m.mutable_graph(), "w", {2, 3});
+  add_float_initializer(*m.mutable_graph(), "k", {2, 3});
   add_input(*m.mutable_graph(), "w", onnx::TensorProto::FLOAT, {2, 3});
   add_input(*m.mutable_graph(), "x", onnx::TensorProto::FLOAT, {2, 3});
-  add_node(*m.mutable_graph(), "Add", {"x", "w"}, {"y"});
+  add_node(*m.mutable_graph(), "Add", {"k", "w"}, {"y"});
+  add_node(*m.mutable_graph(), "Add", {"k", "k"}, {"z"});
   add_output(*m.mutable_graph(), "y");
+  add_output(*m.mutable_graph(), "z");
   const ImportedModel im = import_proto(m);
   ASSERT_EQ(im.graph->inputs.size(), 2u);
   const Value& w = im.graph->value(im.graph->inputs[0]);
   EXPECT_EQ(w.name, "w");
   EXPECT_TRUE(w.overridable);
   EXPECT_EQ(w.kind, ValueKind::kConstant);
-  ASSERT_TRUE(w.data);
+  ASSERT_TRUE(w.data);  // the default
   EXPECT_EQ(element_as_double(*w.data, 5), 5.0);
-  // Its value may change per run, so nothing downstream may be folded from it.
+  // Its value may change per run, so nothing is folded from it; plain initializers fold.
   const Value& y = im.graph->value(im.graph->find("y"));
   EXPECT_EQ(y.dtype(), DType::kFloat);
+  EXPECT_FALSE(y.data);
+  EXPECT_TRUE(im.graph->value(im.graph->find("z")).data);
 }
 
 TEST(ImportInitializers, ModelLocalFunctionIsExpandedInline) {

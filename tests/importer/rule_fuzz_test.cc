@@ -4,7 +4,7 @@
 // lists, unknown strings, wrong types), seeded per rule. Each import either succeeds or
 // throws geon::Error that is not an internal error. Attribute names and input counts come
 // from the op's ONNX schema (Debian's libonnx 1.12) where it has one. GEON_RULE_FUZZ_PER_RULE
-// sets the cases per rule (default 24); GEON_ROBUSTNESS_ONLY=<Op-since case k> runs one case
+// sets the cases per rule (default 64); GEON_ROBUSTNESS_ONLY=<Op-since case k> runs one case
 // and prints its model.
 #include <gtest/gtest.h>
 #include <onnx/defs/schema.h>
@@ -199,7 +199,7 @@ class NodeFuzzer {
 
 TEST(ImporterRobustness, EveryRuleSurvivesOddInputsAndAttributes) {
   using namespace testing_robustness;
-  const int per_rule = env_int("GEON_RULE_FUZZ_PER_RULE", 24);
+  const int per_rule = env_int("GEON_RULE_FUZZ_PER_RULE", 64);
   const char* only = std::getenv("GEON_ROBUSTNESS_ONLY");
   name_cases_on_crash();
   Watchdog watchdog(env_int("GEON_ROBUSTNESS_TIMEOUT", 60));
