@@ -16,21 +16,8 @@ void run_expr(std::string_view op, const Operand& dst, std::initializer_list<Con
               std::initializer_list<double> scale, const EngineOptions& opt) {
   std::vector<DType> dtypes;
   for (const ConstOperand& o : in) dtypes.push_back(o.desc.dtype);
-  ExprBuilder b(dtypes);
-  std::vector<ExprArg> args;
-  for (int i = 0; i < static_cast<int>(in.size()); ++i) args.push_back(b.input(i));
-  switch (args.size()) {
-    case 1:
-      b.apply(op, {args[0]}, scale);
-      break;
-    case 2:
-      b.apply(op, {args[0], args[1]}, scale);
-      break;
-    default:
-      b.apply(op, {args[0], args[1], args[2]}, scale);
-      break;
-  }
-  evaluate(b.build(), dst, std::vector<ConstOperand>(in), Reduce::kNone, opt);
+  evaluate(single_op_expr(op, dtypes, scale), dst, std::vector<ConstOperand>(in), Reduce::kNone,
+           opt);
 }
 
 }  // namespace
@@ -53,9 +40,8 @@ void ternary(std::string_view op, const Operand& dst, const ConstOperand& x, con
 void reduce(Reduce r, const Operand& dst, const ConstOperand& src, const EngineOptions& opt) {
   require(r != Reduce::kNone, "reduce: no reduction given");
   const DType t = src.desc.dtype;
-  ExprBuilder b(std::span<const DType>(&t, 1));
-  b.apply("identity", {b.input(0)});
-  evaluate(b.build(), dst, std::span<const ConstOperand>(&src, 1), r, opt);
+  const Expr identity = single_op_expr("identity", std::span<const DType>(&t, 1));
+  evaluate(identity, dst, std::span<const ConstOperand>(&src, 1), r, opt);
 }
 
 void assign(const Operand& dst, const ConstOperand& src, const EngineOptions& opt) {
@@ -78,9 +64,8 @@ void assign(const Operand& dst, const ConstOperand& src, const EngineOptions& op
   if (!is_complex(dst.desc.dtype) && !is_complex(src.desc.dtype)) {
     // The identity expression gets evaluate's aliasing checks and fast paths.
     const DType t = src.desc.dtype;
-    ExprBuilder b(std::span<const DType>(&t, 1));
-    b.apply("identity", {b.input(0)});
-    evaluate(b.build(), dst, std::span<const ConstOperand>(&src, 1), Reduce::kNone, opt);
+    const Expr identity = single_op_expr("identity", std::span<const DType>(&t, 1));
+    evaluate(identity, dst, std::span<const ConstOperand>(&src, 1), Reduce::kNone, opt);
     return;
   }
   const LoopPlan plan = make_loop_plan(descs, shape);

@@ -63,6 +63,26 @@ ExprArg ExprBuilder::apply(std::string_view name, std::initializer_list<ExprArg>
   return {static_cast<int>(expr_.nodes.size()) - 1, true};
 }
 
+Expr single_op_expr(std::string_view op, std::span<const DType> inputs,
+                    std::initializer_list<double> scale, OpParams params) {
+  ExprBuilder b(inputs);
+  const int n = static_cast<int>(inputs.size());
+  require(n >= 1 && n <= 3, "engine: op '" + std::string(op) + "' given " + std::to_string(n) +
+                                " inputs; one op takes 1 to 3");
+  switch (n) {
+    case 1:
+      b.apply(op, {b.input(0)}, scale, params);
+      break;
+    case 2:
+      b.apply(op, {b.input(0), b.input(1)}, scale, params);
+      break;
+    default:
+      b.apply(op, {b.input(0), b.input(1), b.input(2)}, scale, params);
+      break;
+  }
+  return b.build();
+}
+
 Expr ExprBuilder::build() const {
   require(!expr_.nodes.empty(), "expression: no ops");
   return expr_;

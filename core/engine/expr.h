@@ -52,4 +52,9 @@ class ExprBuilder {
   Expr expr_;
 };
 
+// The expression of one op applied to the pass's inputs in order: what unary/binary/ternary,
+// reductions and constant folding evaluate. Throws like ExprBuilder::apply.
+Expr single_op_expr(std::string_view op, std::span<const DType> inputs,
+                    std::initializer_list<double> scale = {}, OpParams params = {});
+
 }  // namespace geon

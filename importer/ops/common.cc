@@ -82,23 +82,11 @@ void fold_elementwise(RuleContext& c, std::string_view engine_op, double scale_a
     types.push_back(d->desc.dtype);
   }
   try {
-    ExprBuilder b(types);
-    std::vector<ExprArg> args;
-    for (size_t i = 0; i < ins.size(); ++i) args.push_back(b.input(static_cast<int>(i)));
-    switch (args.size()) {
-      case 1:
-        b.apply(engine_op, {args[0]}, {scale_a});
-        break;
-      case 2:
-        b.apply(engine_op, {args[0], args[1]}, {scale_a, scale_b});
-        break;
-      case 3:
-        b.apply(engine_op, {args[0], args[1], args[2]});
-        break;
-      default:
-        return;
-    }
-    evaluate(b.build(), {out->desc, out->storage->data()}, ins);
+    if (ins.size() > 3) return;
+    const Expr e = ins.size() == 1   ? single_op_expr(engine_op, types, {scale_a})
+                   : ins.size() == 2 ? single_op_expr(engine_op, types, {scale_a, scale_b})
+                                     : single_op_expr(engine_op, types);
+    evaluate(e, {out->desc, out->storage->data()}, ins);
   } catch (const Error&) {
     return;  // not foldable on the engine (e.g. the op is missing for this dtype): run later
   }

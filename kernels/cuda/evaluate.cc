@@ -120,21 +120,8 @@ void run_expr(std::string_view op, const Operand& dst, std::initializer_list<Con
   require_device(opt.device);
   std::vector<DType> dtypes;
   for (const ConstOperand& o : in) dtypes.push_back(o.desc.dtype);
-  ExprBuilder b(dtypes);
-  std::vector<ExprArg> args;
-  for (int i = 0; i < static_cast<int>(in.size()); ++i) args.push_back(b.input(i));
-  switch (args.size()) {
-    case 1:
-      b.apply(op, {args[0]}, scale);
-      break;
-    case 2:
-      b.apply(op, {args[0], args[1]}, scale);
-      break;
-    default:
-      b.apply(op, {args[0], args[1], args[2]}, scale);
-      break;
-  }
-  cuda::evaluate(b.build(), dst, std::vector<ConstOperand>(in), Reduce::kNone, opt);
+  cuda::evaluate(single_op_expr(op, dtypes, scale), dst, std::vector<ConstOperand>(in),
+                 Reduce::kNone, opt);
 }
 
 }  // namespace
@@ -158,9 +145,8 @@ void reduce(Reduce r, const Operand& dst, const ConstOperand& src, const Options
   require_device(opt.device);
   require(r != Reduce::kNone, "reduce: no reduction given");
   const DType t = src.desc.dtype;
-  ExprBuilder b(std::span<const DType>(&t, 1));
-  b.apply("identity", {b.input(0)});
-  cuda::evaluate(b.build(), dst, std::span<const ConstOperand>(&src, 1), r, opt);
+  const Expr identity = single_op_expr("identity", std::span<const DType>(&t, 1));
+  cuda::evaluate(identity, dst, std::span<const ConstOperand>(&src, 1), r, opt);
 }
 
 }  // namespace geon::cuda
