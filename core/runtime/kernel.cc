@@ -6,7 +6,8 @@ namespace geon {
 const KernelEntry* find_kernel(const KernelSet& set, const Node& n) {
   const KernelEntry* best = nullptr;
   for (const KernelEntry& e : set.entries)
-    if (e.domain == n.domain && e.op == n.op && e.since <= n.opset && (!best || e.since > best->since))
+    if (e.domain == n.domain && e.op == n.op && e.since <= n.opset &&
+        (!best || e.since > best->since))
       best = &e;
   return best;
 }

@@ -25,17 +25,25 @@ Reason check(const Graph& g, const Node& n) {
   return check_engine_dtype(output_dtype(g, n, 0), "the output");
 }
 
-std::unique_ptr<Kernel> reduce_kernel(Reduce r, std::vector<int64_t> axes, bool keepdims,
+// `axes` is read per run (a constant, or the run's axes tensor when the opset takes an input).
+std::unique_ptr<Kernel> reduce_kernel(const Node& n, Reduce r, IntsInput axes_in,
+                                      std::vector<int64_t> attr_axes, bool keepdims,
                                       bool noop_with_empty_axes) {
-  return make_kernel([=](KernelContext& ctx) {
+  return make_node_kernel(n, [=](KernelContext& ctx) {
     const TensorRef& src = ctx.input(0);
     const int rank = src.desc.rank();
+    const std::vector<int64_t> axes = axes_in.present() ? axes_in.read(ctx, "the axes") : attr_axes;
     if (axes.empty() && noop_with_empty_axes) {
       assign(dst_of(ctx.output(0, src.desc.shape)), src_of(src));
       return;
     }
     std::vector<bool> reduced(rank, axes.empty());
-    for (int64_t a : axes) reduced[normalize_axis(a, rank)] = true;
+    for (int64_t a : axes) {
+      require(a >= -rank && a < rank, "axis " + std::to_string(a) +
+                                          " is out of range for an input of rank " +
+                                          std::to_string(rank));
+      reduced[a < 0 ? a + rank : a] = true;
+    }
     Dims kept, out_shape;
     std::vector<int64_t> gone;
     for (int d = 0; d < rank; ++d) {
@@ -54,16 +62,17 @@ std::unique_ptr<Kernel> reduce_kernel(Reduce r, std::vector<int64_t> axes, bool 
 
 Reason supports_reduce_attr(const Graph& g, const Node& n) { return check(g, n); }
 std::unique_ptr<Kernel> create_reduce_attr(const Graph&, const Node& n) {
-  return reduce_kernel(reduction_of(n.op), attr_ints(n, "axes").value_or(std::vector<int64_t>{}),
+  return reduce_kernel(n, reduction_of(n.op), IntsInput{},
+                       attr_ints(n, "axes").value_or(std::vector<int64_t>{}),
                        attr_int(n, "keepdims", 1) != 0, false);
 }
 
 Reason supports_reduce_input(const Graph& g, const Node& n) {
   if (Reason r = check(g, n)) return r;
-  return require_constant(g, n, 1, "axes");
+  return check_ints_input(g, n, 1, "axes");
 }
 std::unique_ptr<Kernel> create_reduce_input(const Graph& g, const Node& n) {
-  return reduce_kernel(reduction_of(n.op), constant_ints(g, n, 1).value_or(std::vector<int64_t>{}),
+  return reduce_kernel(n, reduction_of(n.op), ints_input(g, n, 1), {},
                        attr_int(n, "keepdims", 1) != 0,
                        attr_int(n, "noop_with_empty_axes", 0) != 0);
 }

@@ -91,6 +91,12 @@ const KernelEntry kGeneric[] = {
     {"", "Slice", 1, supports_slice_attr, create_slice_attr},
     {"", "Slice", 10, supports_slice_input, create_slice_input},
     {"", "Concat", 4, supports_concat, create_concat},
+    {"", "Shape", 1, supports_shape, create_shape},  // start/end (opset 15) read when present
+    {"", "Size", 1, supports_size, create_size},
+    {"", "Gather", 1, supports_gather, create_gather},
+    {"", "ConstantOfShape", 9, supports_constant_of_shape, create_constant_of_shape},
+    {"", "Range", 11, supports_range, create_range},
+    {"", "Constant", 1, supports_constant, create_constant},
 };
 
 }  // namespace

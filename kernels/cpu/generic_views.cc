@@ -1,6 +1,7 @@
 // Movement ops as views: each changes only the input's description (core/desc/views.h), then
-// one assign copies it into the output. Parameter inputs (shape, axes, starts...) are
-// constants read once in create().
+// one assign copies it into the output. Parameter inputs (shape, axes, starts...) are read
+// once in create() when constant, else from the run's host tensors and checked against the data.
+#include <limits>
 #include <vector>
 
 #include "core/base/error.h"
@@ -17,12 +18,13 @@ Reason check_io(const Graph& g, const Node& n) {
   return check_engine_dtype(output_dtype(g, n, 0), "the output");
 }
 
-// Constant inputs [first, last] must be constants; the reason names the first that is not.
-Reason check_constants(const Graph& g, const Node& n, int first, int last) {
+// The data's dtypes, and integer parameter inputs [first, last] (constant or not).
+Reason check_params(const Graph& g, const Node& n, int first, int last) {
+  if (Reason r = check_io(g, n)) return r;
   static constexpr const char* kNames[] = {"data", "parameter 1", "parameter 2", "parameter 3",
                                            "parameter 4"};
   for (int i = first; i <= last; ++i)
-    if (Reason r = require_constant(g, n, i, kNames[std::min(i, 4)])) return r;
+    if (Reason r = check_ints_input(g, n, i, kNames[std::min(i, 4)])) return r;
   return std::nullopt;
 }
 
@@ -44,11 +46,13 @@ void copy_reshaped(KernelContext& ctx, const TensorRef& src, const Dims& shape) 
   }
 }
 
-// One view function of the input's description, then a copy into the output.
-std::unique_ptr<Kernel> view_kernel(std::function<TensorDesc(const TensorDesc&)> view) {
-  return make_kernel([view](KernelContext& ctx) {
+// One view function of the input's description (which may read the run's parameter inputs),
+// then a copy into the output.
+using ViewFn = std::function<TensorDesc(const TensorDesc&, const KernelContext&)>;
+std::unique_ptr<Kernel> view_kernel(const Node& n, ViewFn view) {
+  return make_node_kernel(n, [view = std::move(view)](KernelContext& ctx) {
     const TensorRef& src = ctx.input(0);
-    const TensorDesc v = view(src.desc);
+    const TensorDesc v = view(src.desc, ctx);
     assign(dst_of(ctx.output(0, v.shape)), ConstOperand(v, src.data));
   });
 }
@@ -59,36 +63,63 @@ Dims resolve_reshape(const Dims& in, const Ints& spec, bool allowzero) {
   int infer = -1;
   int64_t known = 1;
   for (size_t i = 0; i < spec.size(); ++i) {
+    const std::string at = "the shape's entry " + std::to_string(i);
     if (spec[i] == -1) {
-      require(infer < 0, "Reshape: more than one -1 in the shape");
+      require(infer < 0, "the shape has more than one -1");
       infer = static_cast<int>(i);
       continue;
     }
-    require(spec[i] >= 0, "Reshape: negative length in the shape");
-    out[i] = spec[i] == 0 && !allowzero ? in.at(i) : spec[i];
+    require(spec[i] >= 0, at + " is " + std::to_string(spec[i]) + " (negative)");
+    if (spec[i] == 0 && !allowzero) {
+      require(i < in.size(), at + " is 0 (copy the input's dim), but the input has rank " +
+                                 std::to_string(in.size()));
+      out[i] = in[i];
+    } else {
+      out[i] = spec[i];
+    }
+    require(out[i] == 0 || known <= std::numeric_limits<int64_t>::max() / out[i],
+            "the shape's element count overflows int64");
     known *= out[i];
   }
+  const int64_t total = element_count(in);
   if (infer >= 0) {
-    const int64_t total = element_count(in);
-    require(known != 0 && total % known == 0, "Reshape: -1 cannot be inferred");
+    require(known != 0 && total % known == 0, "-1 cannot be inferred: " + std::to_string(total) +
+                                                  " elements are not a nonzero multiple of " +
+                                                  std::to_string(known));
     out[infer] = total / known;
+  } else {
+    require(known == total, "the shape holds " + std::to_string(known) +
+                                " elements but the input has " + std::to_string(total));
   }
   return out;
 }
 
-std::unique_ptr<Kernel> slice_kernel(Ints starts, Ints ends, Ints axes, Ints steps) {
-  require(starts.size() == ends.size(), "Slice: starts and ends differ in length");
-  return view_kernel([=](const TensorDesc& d) {
-    TensorDesc v = d;
-    for (size_t i = 0; i < starts.size(); ++i) {
-      const int axis =
-          normalize_axis(axes.empty() ? static_cast<int64_t>(i) : axes.at(i), d.rank());
-      const int64_t step = steps.empty() ? 1 : steps.at(i);
-      require(step != 0, "Slice: a step is 0");
-      v = slice(v, axis, starts[i], ends[i], step);
-    }
-    return v;
-  });
+// ONNX Slice on one description: starts/ends per axis (axes default 0..n-1, steps default 1),
+// every list checked against the others and the data's rank.
+TensorDesc slice_view(const TensorDesc& d, const Ints& starts, const Ints& ends, const Ints& axes,
+                      const Ints& steps) {
+  const size_t n = starts.size();
+  require(ends.size() == n, "starts has " + std::to_string(n) + " entries but ends has " +
+                                std::to_string(ends.size()));
+  require(axes.empty() || axes.size() == n, "axes has " + std::to_string(axes.size()) +
+                                                " entries but starts has " + std::to_string(n));
+  require(steps.empty() || steps.size() == n, "steps has " + std::to_string(steps.size()) +
+                                                  " entries but starts has " + std::to_string(n));
+  std::vector<bool> seen(d.rank(), false);
+  TensorDesc v = d;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t a = axes.empty() ? static_cast<int64_t>(i) : axes[i];
+    require(a >= -d.rank() && a < d.rank(), "axis " + std::to_string(a) +
+                                                " is out of range for data of rank " +
+                                                std::to_string(d.rank()));
+    const int axis = static_cast<int>(a < 0 ? a + d.rank() : a);
+    require(!seen[axis], "axis " + std::to_string(axis) + " is sliced more than once");
+    seen[axis] = true;
+    const int64_t step = steps.empty() ? 1 : steps[i];
+    require(step != 0, "steps[" + std::to_string(i) + "] is 0");
+    v = slice(v, axis, starts[i], ends[i], step);
+  }
+  return v;
 }
 
 }  // namespace
@@ -96,30 +127,30 @@ std::unique_ptr<Kernel> slice_kernel(Ints starts, Ints ends, Ints axes, Ints ste
 Reason supports_transpose(const Graph& g, const Node& n) { return check_io(g, n); }
 std::unique_ptr<Kernel> create_transpose(const Graph&, const Node& n) {
   const std::optional<Ints> perm = attr_ints(n, "perm");
-  return view_kernel([perm](const TensorDesc& d) {
+  return view_kernel(n, [perm](const TensorDesc& d, const KernelContext&) {
     if (perm) return permute(d, *perm);
     return transpose(d);
   });
 }
 
 Reason supports_reshape(const Graph& g, const Node& n) {
-  if (Reason r = check_io(g, n)) return r;
   if (!has_input(n, 1)) return "Reshape needs a shape input";
-  return check_constants(g, n, 1, 1);
+  return check_params(g, n, 1, 1);
 }
 std::unique_ptr<Kernel> create_reshape(const Graph& g, const Node& n) {
-  const Ints spec = ints_or(constant_ints(g, n, 1));
+  const IntsInput spec = ints_input(g, n, 1);
   const bool allowzero = attr_int(n, "allowzero", 0) != 0;
-  return make_kernel([spec, allowzero](KernelContext& ctx) {
+  return make_node_kernel(n, [spec, allowzero](KernelContext& ctx) {
     const TensorRef& src = ctx.input(0);
-    copy_reshaped(ctx, src, resolve_reshape(src.desc.shape, spec, allowzero));
+    copy_reshaped(ctx, src,
+                  resolve_reshape(src.desc.shape, spec.read(ctx, "the shape"), allowzero));
   });
 }
 
 Reason supports_flatten(const Graph& g, const Node& n) { return check_io(g, n); }
 std::unique_ptr<Kernel> create_flatten(const Graph&, const Node& n) {
   const int64_t axis = attr_int(n, "axis", 1);
-  return make_kernel([axis](KernelContext& ctx) {
+  return make_node_kernel(n, [axis](KernelContext& ctx) {
     const TensorRef& src = ctx.input(0);
     const int a =
         axis == src.desc.rank() ? static_cast<int>(axis) : normalize_axis(axis, src.desc.rank());
@@ -133,56 +164,69 @@ std::unique_ptr<Kernel> create_flatten(const Graph&, const Node& n) {
 Reason supports_squeeze_attr(const Graph& g, const Node& n) { return check_io(g, n); }
 std::unique_ptr<Kernel> create_squeeze_attr(const Graph&, const Node& n) {
   const Ints axes = ints_or(attr_ints(n, "axes"));
-  return view_kernel([axes](const TensorDesc& d) { return squeeze(d, axes); });
+  return view_kernel(
+      n, [axes](const TensorDesc& d, const KernelContext&) { return squeeze(d, axes); });
 }
-Reason supports_squeeze_input(const Graph& g, const Node& n) {
-  if (Reason r = check_io(g, n)) return r;
-  return check_constants(g, n, 1, 1);
-}
+Reason supports_squeeze_input(const Graph& g, const Node& n) { return check_params(g, n, 1, 1); }
 std::unique_ptr<Kernel> create_squeeze_input(const Graph& g, const Node& n) {
-  const Ints axes = ints_or(constant_ints(g, n, 1));
-  return view_kernel([axes](const TensorDesc& d) { return squeeze(d, axes); });
+  const IntsInput axes = ints_input(g, n, 1);
+  return view_kernel(n, [axes](const TensorDesc& d, const KernelContext& ctx) {
+    return squeeze(d, axes.read(ctx, "the axes"));
+  });
 }
 
 Reason supports_unsqueeze_attr(const Graph& g, const Node& n) { return check_io(g, n); }
 std::unique_ptr<Kernel> create_unsqueeze_attr(const Graph&, const Node& n) {
   const Ints axes = ints_or(attr_ints(n, "axes"));
-  return view_kernel([axes](const TensorDesc& d) { return unsqueeze(d, axes); });
+  return view_kernel(
+      n, [axes](const TensorDesc& d, const KernelContext&) { return unsqueeze(d, axes); });
 }
 Reason supports_unsqueeze_input(const Graph& g, const Node& n) {
-  if (Reason r = check_io(g, n)) return r;
   if (!has_input(n, 1)) return "Unsqueeze needs an axes input";
-  return check_constants(g, n, 1, 1);
+  return check_params(g, n, 1, 1);
 }
 std::unique_ptr<Kernel> create_unsqueeze_input(const Graph& g, const Node& n) {
-  const Ints axes = ints_or(constant_ints(g, n, 1));
-  return view_kernel([axes](const TensorDesc& d) { return unsqueeze(d, axes); });
+  const IntsInput axes = ints_input(g, n, 1);
+  return view_kernel(n, [axes](const TensorDesc& d, const KernelContext& ctx) {
+    return unsqueeze(d, axes.read(ctx, "the axes"));
+  });
 }
 
 Reason supports_expand(const Graph& g, const Node& n) {
-  if (Reason r = check_io(g, n)) return r;
   if (!has_input(n, 1)) return "Expand needs a shape input";
-  return check_constants(g, n, 1, 1);
+  return check_params(g, n, 1, 1);
 }
 std::unique_ptr<Kernel> create_expand(const Graph& g, const Node& n) {
-  const Ints shape = ints_or(constant_ints(g, n, 1));
-  return view_kernel(
-      [shape](const TensorDesc& d) { return broadcast_to(d, broadcast_shapes(d.shape, shape)); });
+  const IntsInput shape_in = ints_input(g, n, 1);
+  return view_kernel(n, [shape_in](const TensorDesc& d, const KernelContext& ctx) {
+    // The requested shape alone bounds the result from below, so check it before broadcasting.
+    const Dims spec = shape_in.read(ctx, "the shape");
+    check_output_size(d.dtype, spec, "the shape");
+    const Dims shape = broadcast_shapes(d.shape, spec);
+    check_output_size(d.dtype, shape, "the expanded shape");
+    return broadcast_to(d, shape);
+  });
 }
 
 Reason supports_slice_attr(const Graph& g, const Node& n) { return check_io(g, n); }
 std::unique_ptr<Kernel> create_slice_attr(const Graph&, const Node& n) {
-  return slice_kernel(ints_or(attr_ints(n, "starts")), ints_or(attr_ints(n, "ends")),
-                      ints_or(attr_ints(n, "axes")), {});
+  const Ints starts = ints_or(attr_ints(n, "starts")), ends = ints_or(attr_ints(n, "ends")),
+             axes = ints_or(attr_ints(n, "axes"));
+  return view_kernel(n, [=](const TensorDesc& d, const KernelContext&) {
+    return slice_view(d, starts, ends, axes, {});
+  });
 }
 Reason supports_slice_input(const Graph& g, const Node& n) {
-  if (Reason r = check_io(g, n)) return r;
   if (!has_input(n, 1) || !has_input(n, 2)) return "Slice needs starts and ends";
-  return check_constants(g, n, 1, 4);
+  return check_params(g, n, 1, 4);
 }
 std::unique_ptr<Kernel> create_slice_input(const Graph& g, const Node& n) {
-  return slice_kernel(ints_or(constant_ints(g, n, 1)), ints_or(constant_ints(g, n, 2)),
-                      ints_or(constant_ints(g, n, 3)), ints_or(constant_ints(g, n, 4)));
+  const IntsInput starts = ints_input(g, n, 1), ends = ints_input(g, n, 2),
+                  axes = ints_input(g, n, 3), steps = ints_input(g, n, 4);
+  return view_kernel(n, [=](const TensorDesc& d, const KernelContext& ctx) {
+    return slice_view(d, starts.read(ctx, "starts"), ends.read(ctx, "ends"), axes.read(ctx, "axes"),
+                      steps.read(ctx, "steps"));
+  });
 }
 
 }  // namespace geon::cpu

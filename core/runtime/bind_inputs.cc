@@ -1,0 +1,129 @@
+// Binding a run's inputs: user memory in place after checking dtype, rank and static lengths
+// against the graph; symbolic lengths bound to the actual dims (one symbol, one length);
+// defaults for overridable inputs left out; captured outer values from the enclosing run.
+#include "core/base/error.h"
+#include "core/runtime/run_state.h"
+
+namespace geon {
+namespace {
+
+std::string shape_string(const Dims& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+void append_key(ShapeKey& key, const Dims& shape) {
+  key.push_back(static_cast<int64_t>(shape.size()));
+  key.insert(key.end(), shape.begin(), shape.end());
+}
+
+void check_input(const Value& v, const TensorRef& ref) {
+  const std::string what = "input '" + v.name + "'";
+  if (v.type.kind != TypeKind::kTensor && v.type.kind != TypeKind::kUnknown)
+    fail(ErrorCode::kNotSupported,
+         what + " is a " + to_string(v.type) + "; the executor takes tensors only");
+  if (v.dtype() != DType::kUndefined && ref.desc.dtype != v.dtype())
+    fail(ErrorCode::kInvalidArgument, what + ": expected dtype " +
+                                          std::string(dtype_name(v.dtype())) + ", got " +
+                                          std::string(dtype_name(ref.desc.dtype)));
+  const Dims& shape = ref.desc.shape;
+  for (int64_t d : shape)
+    require(d >= 0, what + ": negative length in shape " + shape_string(shape));
+  require(
+      ref.desc.strides.size() == shape.size() && ref.desc.offset >= 0 && is_contiguous(ref.desc),
+      what + " must be a dense row-major tensor, got " + to_string(ref.desc));
+  if (!v.rank_known) return;
+  if (static_cast<int>(shape.size()) != v.rank())
+    fail(ErrorCode::kInvalidArgument, what + ": expected rank " + std::to_string(v.rank()) + " " +
+                                          to_string_with_lengths(v.axes) + ", got shape " +
+                                          shape_string(shape));
+  for (int d = 0; d < v.rank(); ++d) {
+    const Length& len = v.axes[d].length;
+    if (len.is_static() && len.value != shape[d])
+      fail(ErrorCode::kInvalidArgument, what + ": dim " + std::to_string(d) + " must be " +
+                                            std::to_string(len.value) + ", got shape " +
+                                            shape_string(shape));
+  }
+}
+
+}  // namespace
+
+void RunState::bind_symbols(const Value& v, const Dims& shape) {
+  if (!v.rank_known) return;
+  for (int d = 0; d < v.rank(); ++d) {
+    const Length& len = v.axes[d].length;
+    if (!len.is_symbol()) continue;
+    auto [it, fresh] = symbols_.try_emplace(len.symbol, shape[d], v.name);
+    if (!fresh && it->second.first != shape[d])
+      fail(ErrorCode::kInvalidArgument,
+           "input '" + v.name + "': dim " + std::to_string(d) + " is '" + len.symbol +
+               "', which input '" + it->second.second + "' binds to " +
+               std::to_string(it->second.first) + ", but it is " + std::to_string(shape[d]) +
+               " here (shape " + shape_string(shape) + ")");
+  }
+}
+
+void RunState::bind_inputs(std::span<const TensorRef> inputs) {
+  const Graph& g = *c.graph;
+  if (inputs.size() != g.inputs.size()) {
+    std::string names;
+    for (int v : g.inputs) names += (names.empty() ? "'" : ", '") + g.values[v].name + "'";
+    fail(ErrorCode::kInvalidArgument, "the graph has " + std::to_string(g.inputs.size()) +
+                                          " inputs (" + names + ") but the run gives " +
+                                          std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const int v = g.inputs[i];
+    const Value& val = g.values[v];
+    TensorRef ref = inputs[i];
+    if (!ref.present()) {
+      if (!val.overridable || !val.data)
+        fail(ErrorCode::kInvalidArgument,
+             "input '" + val.name + "' is missing: no data is given and it has no default");
+      ref = {val.data->desc, const_cast<std::byte*>(val.data->bytes()), Device{}};
+    }
+    check_input(val, ref);
+    bind_symbols(val, ref.desc.shape);
+    held_[v] = {ref, true, nullptr, 0, false};
+    append_key(key_, ref.desc.shape);
+  }
+}
+
+void RunState::bind_outer() {
+  const Graph& g = *c.graph;
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const Value& val = g.values[v];
+    if (val.kind != ValueKind::kOuter) continue;
+    const TensorRef* ref = parent_ ? parent_->lookup_outer(val.name) : nullptr;
+    if (!ref)
+      fail(ErrorCode::kInvalidArgument,
+           "the graph reads '" + val.name + "' from an enclosing graph, which this run lacks");
+    if (val.dtype() != DType::kUndefined && ref->desc.dtype != val.dtype())
+      fail(ErrorCode::kInvalidArgument, "outer value '" + val.name + "': expected dtype " +
+                                            std::string(dtype_name(val.dtype())) + ", got " +
+                                            std::string(dtype_name(ref->desc.dtype)));
+    held_[v] = {*ref, true, nullptr, 0, false};
+    append_key(key_, ref->desc.shape);
+  }
+}
+
+std::optional<Dims> RunState::planned_shape(int value) const {
+  const Value& v = c.graph->values[value];
+  if (!v.rank_known) return std::nullopt;
+  Dims shape;
+  for (const Axis& a : v.axes) {
+    if (a.length.is_static()) {
+      shape.push_back(a.length.value);
+    } else if (a.length.is_symbol()) {
+      auto it = symbols_.find(a.length.symbol);
+      if (it == symbols_.end()) return std::nullopt;
+      shape.push_back(it->second.first);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return shape;
+}
+
+}  // namespace geon

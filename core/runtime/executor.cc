@@ -1,0 +1,370 @@
+// Compiling a graph: placement (every node must be placed), kernel creation, control flow for
+// If/Loop/Scan, value homes and transfer copies, constants copied to device initializer
+// arenas, and the memory-plan template, planned at once when every size is static.
+#include <algorithm>
+
+#include "core/base/error.h"
+#include "core/buffer/device_copy.h"
+#include "core/runtime/executor_impl.h"
+#include "core/runtime/graph_uses.h"
+
+namespace geon {
+namespace {
+
+bool is_host(Device d) { return d.kind == DeviceKind::kHost; }
+
+// The size of a value whose every length is static, if it has one.
+std::optional<size_t> static_bytes(const Value& v) {
+  if (!v.rank_known || v.dtype() == DType::kUndefined || v.dtype() == DType::kString)
+    return std::nullopt;
+  const auto lens = static_lengths(v.axes);
+  if (!lens) return std::nullopt;
+  return static_cast<size_t>(dtype_bytes_for(v.dtype(), element_count(*lens)));
+}
+
+// Nodes whose every output the importer computed already (a Constant node, a folded Shape):
+// nothing to run, so no kernel is needed.
+std::vector<bool> folded_nodes(const Graph& g) {
+  std::vector<bool> folded(g.nodes.size(), false);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (is_control_flow(n)) continue;
+    bool all = false;
+    for (int o : n.outputs) {
+      if (o < 0) continue;
+      all = g.values[o].data != nullptr;
+      if (!all) break;
+    }
+    folded[i] = all;
+  }
+  return folded;
+}
+
+void check_placed(const Graph& g, const Placement& p, std::span<const KernelSet* const> sets,
+                  const std::vector<bool>& folded) {
+  std::string unplaced;
+  int count = 0;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (p.nodes[i].set >= 0 || is_control_flow(n) || folded[i]) continue;
+    ++count;
+    unplaced += "\n  node '" + node_label(n, static_cast<int>(i)) + "' (" +
+                (n.domain.empty() ? "" : n.domain + ".") + n.op + "):";
+    for (const Refusal& r : p.nodes[i].refusals)
+      unplaced += " " + std::string(sets[r.set]->name) + ": " + r.reason + ";";
+    if (p.nodes[i].refusals.empty()) unplaced += " no kernel sets were given";
+  }
+  if (count)
+    fail(ErrorCode::kNotSupported,
+         "no kernel set can run " + std::to_string(count) + " node(s):" + unplaced);
+}
+
+CompiledNode compile_node(const Graph& g, int index, const Placement& p,
+                          std::span<const KernelSet* const> sets, const ExecutorOptions& options,
+                          ExecClock::time_point origin, bool folded) {
+  const Node& n = g.nodes[index];
+  CompiledNode cn;
+  cn.label = node_label(n, index);
+  if (folded) {
+    cn.set_name = "folded";
+    return cn;
+  }
+  cn.reads = node_reads(g, n);
+  const std::string where = "node '" + cn.label + "' (" + n.op + "): ";
+  try {
+    if (is_control_flow(n)) {
+      cn.set_name = "control";
+      cn.control = make_control_flow(g, n, sets, options, origin);
+      return cn;
+    }
+    const KernelSet& set = *sets[p.nodes[index].set];
+    cn.set_name = set.name;
+    cn.device = set.device;
+    const KernelEntry* e = find_kernel(set, n);
+    if (!e || !e->create)
+      fail(ErrorCode::kInternal, "set " + std::string(set.name) + " placed it but has no kernel");
+    cn.kernel = e->create(g, n);
+    if (!cn.kernel) fail(ErrorCode::kInternal, "set " + std::string(set.name) + " made no kernel");
+  } catch (const Error& e) {
+    throw Error(e.code(), where + e.what());
+  }
+  return cn;
+}
+
+// Values read on a device other than their home get a planned copy there, live from their
+// first to their last reader on that device.
+void plan_transfers(Compiled& c) {
+  const Graph& g = *c.graph;
+  const int nv = static_cast<int>(g.values.size());
+  c.copies_of.resize(nv);
+  for (size_t s = 0; s < c.nodes.size(); ++s) {
+    const Device d = c.nodes[s].device;
+    for (int r : c.nodes[s].reads) {
+      if (c.constant[r] || c.home[r] == d) continue;
+      int t = -1;
+      for (const auto& [dev, index] : c.copies_of[r])
+        if (dev == d) t = index;
+      if (t < 0) {
+        t = static_cast<int>(c.transfers.size());
+        c.transfers.push_back({r, d});
+        c.copies_of[r].emplace_back(d, t);
+        PlanValue pv;
+        pv.bytes = static_bytes(g.values[r]);
+        pv.device = d;
+        pv.first = static_cast<int>(s);
+        c.plan_template.push_back(pv);
+      }
+      c.plan_template[nv + t].last = static_cast<int>(s);
+    }
+  }
+}
+
+void plan_template(Compiled& c) {
+  const Graph& g = *c.graph;
+  const int steps = static_cast<int>(g.nodes.size());
+  std::vector<int> order(steps);
+  for (int i = 0; i < steps; ++i) order[i] = i;
+  const std::vector<Lifetime> life = value_lifetimes(g, order);
+  for (size_t v = 0; v < g.values.size(); ++v) {
+    const Value& val = g.values[v];
+    PlanValue pv;
+    pv.device = c.home[v];
+    pv.external = val.kind != ValueKind::kIntermediate || c.producer[v] < 0 || c.constant[v] ||
+                  (c.is_output[v] && is_host(c.home[v]));
+    pv.first = std::max(life[v].first, 0);
+    pv.last = std::max(life[v].last, pv.first);
+    if (!pv.external) pv.bytes = static_bytes(val);
+    c.plan_template.push_back(pv);
+  }
+  plan_transfers(c);
+  c.dying.resize(steps);
+  for (size_t p = 0; p < c.plan_template.size(); ++p) {
+    const PlanValue& pv = c.plan_template[p];
+    if (!pv.external && pv.last < steps) c.dying[pv.last].push_back(static_cast<int>(p));
+  }
+}
+
+// Constants read by nodes on other devices: one initializer arena per device, filled once.
+void copy_constants(Compiled& c) {
+  const Graph& g = *c.graph;
+  std::vector<ConstantRequest> requests;
+  std::vector<int> values;
+  for (const CompiledNode& cn : c.nodes) {
+    if (is_host(cn.device)) continue;
+    for (int r : cn.reads) {
+      const Value& val = g.values[r];
+      if (!c.constant[r]) continue;
+      bool seen = false;
+      for (size_t i = 0; i < values.size(); ++i)
+        seen = seen || (values[i] == r && requests[i].device == cn.device);
+      if (seen) continue;
+      if (!val.data->storage)
+        fail(ErrorCode::kNotSupported,
+             "constant '" + val.name + "' cannot be copied to " + to_string(cn.device));
+      requests.push_back(
+          {static_cast<size_t>(dtype_bytes_for(val.dtype(), val.data->elements())), cn.device});
+      values.push_back(r);
+    }
+  }
+  if (requests.empty()) return;
+  const InitializerPlan plan = plan_initializers(requests);
+  for (const Arena& a : plan.arenas) {
+    Allocator* alloc = find_allocator(a.device);
+    if (!alloc)
+      fail(ErrorCode::kDeviceUnavailable,
+           "no allocator is registered for " + to_string(a.device) + " (needed for constants)");
+    c.constant_arenas.push_back(
+        std::make_shared<Storage>(*alloc, std::max<size_t>(a.peak_bytes, 1)));
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const Slot& s = plan.slots[i];
+    const TensorData& data = *g.values[values[i]].data;
+    std::byte* dst = c.constant_arenas[s.arena]->data() + s.offset;
+    copy_bytes(dst, requests[i].device, data.bytes(), Device{}, requests[i].bytes);
+    c.device_constants.push_back({values[i], {data.desc, dst, requests[i].device}});
+  }
+}
+
+// The plan for a graph whose sizes are all static, keyed by its static input shapes.
+std::optional<ShapeKey> static_key(const Compiled& c) {
+  const Graph& g = *c.graph;
+  for (size_t p = 0; p < c.plan_template.size(); ++p)
+    if (!c.plan_template[p].external && !c.plan_template[p].bytes) return std::nullopt;
+  ShapeKey key;
+  auto add = [&](const Value& v) {
+    const auto lens = v.rank_known ? static_lengths(v.axes) : std::nullopt;
+    if (!lens) return false;
+    key.push_back(static_cast<int64_t>(lens->size()));
+    key.insert(key.end(), lens->begin(), lens->end());
+    return true;
+  };
+  for (int v : g.inputs)
+    if (!add(g.values[v])) return std::nullopt;
+  for (const Value& v : g.values)
+    if (v.kind == ValueKind::kOuter && !add(v)) return std::nullopt;
+  return key;
+}
+
+}  // namespace
+
+bool is_control_flow(const Node& n) {
+  return n.domain.empty() && (n.op == "If" || n.op == "Loop" || n.op == "Scan");
+}
+
+std::string node_label(const Node& n, int index) {
+  return n.name.empty() ? n.op + "_" + std::to_string(index) : n.name;
+}
+
+std::shared_ptr<const ShapePlan> make_shape_plan(const Compiled& c,
+                                                 std::vector<std::optional<size_t>> bytes) {
+  auto sp = std::make_shared<ShapePlan>();
+  sp->values = c.plan_template;
+  for (size_t p = 0; p < sp->values.size(); ++p)
+    if (!sp->values[p].external) sp->values[p].bytes = bytes[p];
+  sp->plan = plan_memory(sp->values);
+  if (c.options.poison_freed) verify_plan(sp->values, sp->plan);
+  return sp;
+}
+
+std::unique_ptr<ExecutableImpl> compile_executable(std::shared_ptr<const Graph> g,
+                                                   std::span<const KernelSet* const> sets,
+                                                   const ExecutorOptions& options,
+                                                   ExecClock::time_point origin) {
+  require(g != nullptr, "compile: the graph is null");
+  for (const KernelSet* s : sets) require(s != nullptr, "compile: a kernel set is null");
+  for (const Value& v : g->values)
+    if (v.kind == ValueKind::kConstant && !v.data)
+      fail(ErrorCode::kInvalidArgument, "constant '" + v.name + "' has no data");
+  Compiled c;
+  c.graph = g;
+  c.sets.assign(sets.begin(), sets.end());
+  c.options = options;
+  c.origin = origin;
+  c.placement = partition(*g, sets);
+  const std::vector<bool> folded = folded_nodes(*g);
+  check_placed(*g, c.placement, sets, folded);
+  for (size_t i = 0; i < g->nodes.size(); ++i)
+    c.nodes.push_back(
+        compile_node(*g, static_cast<int>(i), c.placement, sets, options, origin, folded[i]));
+
+  c.producer = value_producers(*g);
+  c.constant.assign(g->values.size(), false);
+  for (size_t v = 0; v < g->values.size(); ++v) {
+    const Value& val = g->values[v];
+    const int p = c.producer[v];
+    if (p >= 0 && folded[p]) c.producer[v] = -1;
+    c.constant[v] = val.data && (val.kind == ValueKind::kConstant || (p >= 0 && folded[p]));
+  }
+  c.home.assign(g->values.size(), Device{});
+  for (size_t v = 0; v < g->values.size(); ++v)
+    if (c.producer[v] >= 0) c.home[v] = c.nodes[c.producer[v]].device;
+  c.is_output.assign(g->values.size(), false);
+  for (int o : g->outputs) c.is_output.at(o) = true;
+  plan_template(c);
+  copy_constants(c);
+
+  const std::optional<ShapeKey> key = static_key(c);
+  std::vector<std::optional<size_t>> bytes;
+  for (const PlanValue& pv : c.plan_template) bytes.push_back(pv.bytes);
+  auto exe = std::make_unique<ExecutableImpl>(std::move(c));
+  if (key) exe->store_plan(*key, make_shape_plan(exe->compiled(), std::move(bytes)));
+  return exe;
+}
+
+std::unique_ptr<Executable> Executable::compile(std::shared_ptr<const Graph> g,
+                                                std::span<const KernelSet* const> sets,
+                                                const ExecutorOptions& options) {
+  return compile_executable(std::move(g), sets, options, ExecClock::now());
+}
+
+ExecutableImpl::ExecutableImpl(Compiled c)
+    : c_(std::move(c)), cache_(c_.options.shape_cache_entries) {}
+
+std::shared_ptr<const ShapePlan> ExecutableImpl::find_plan(const ShapeKey& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto plan = cache_.find(key);
+  if (plan) latest_ = plan;
+  return plan;
+}
+
+void ExecutableImpl::store_plan(ShapeKey key, std::shared_ptr<const ShapePlan> plan) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  latest_ = plan;
+  cache_.insert(std::move(key), std::move(plan));
+}
+
+std::shared_ptr<Storage> ExecutableImpl::take_arena(Device d, size_t bytes) const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto best = arena_pool_.end();
+    for (auto it = arena_pool_.begin(); it != arena_pool_.end(); ++it)
+      if ((*it)->device() == d && (*it)->size() >= bytes &&
+          (best == arena_pool_.end() || (*it)->size() < (*best)->size()))
+        best = it;
+    if (best != arena_pool_.end()) {
+      auto s = std::move(*best);
+      arena_pool_.erase(best);
+      return s;
+    }
+  }
+  Allocator* a = is_host(d) ? &host_allocator() : find_allocator(d);
+  if (!a) fail(ErrorCode::kDeviceUnavailable, "no allocator is registered for " + to_string(d));
+  return std::make_shared<Storage>(*a, bytes);
+}
+
+void ExecutableImpl::return_arena(std::shared_ptr<Storage> s) const {
+  // A few arenas per executable cover the usual number of concurrent runs; beyond that the
+  // smallest go back to the allocator.
+  constexpr size_t kKept = 4;
+  std::lock_guard<std::mutex> lock(mu_);
+  arena_pool_.push_back(std::move(s));
+  if (arena_pool_.size() > kKept) {
+    auto smallest =
+        std::min_element(arena_pool_.begin(), arena_pool_.end(),
+                         [](const auto& a, const auto& b) { return a->size() < b->size(); });
+    arena_pool_.erase(smallest);
+  }
+}
+
+std::vector<MemoryStats> ExecutableImpl::memory() const {
+  std::shared_ptr<const ShapePlan> plan;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    plan = latest_;
+  }
+  std::vector<MemoryStats> out;
+  if (!plan) return out;
+  for (const Arena& a : plan->plan.arenas) out.push_back({a.device, a.peak_bytes, 0});
+  for (size_t p = 0; p < plan->values.size(); ++p) {
+    const Slot& s = plan->plan.slots[p];
+    if (s.kind != SlotKind::kArena) continue;
+    out[s.arena].intermediate_bytes += s.bytes;
+  }
+  return out;
+}
+
+void ExecutableImpl::add_events(std::vector<ProfileEvent> events) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& e : events) events_.push_back(std::move(e));
+}
+
+std::vector<ProfileEvent> ExecutableImpl::take_profile() const {
+  std::vector<ProfileEvent> out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    out.swap(events_);
+  }
+  for (const CompiledNode& cn : c_.nodes) {
+    if (!cn.control) continue;
+    for (const ExecutableImpl* body : cn.control->bodies()) {
+      std::vector<ProfileEvent> inner = body->take_profile();
+      for (auto& e : inner) out.push_back(std::move(e));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const ProfileEvent& a, const ProfileEvent& b) {
+    return a.start_ns < b.start_ns;
+  });
+  return out;
+}
+
+}  // namespace geon

@@ -1,0 +1,97 @@
+// The executor: compiles a graph for a list of kernel sets (partition, kernel creation, memory
+// plan) and runs it on caller tensors. User memory is bound in place (seed 001); symbolic
+// lengths are bound per run from the input shapes, and the memory plan for each distinct set
+// of input shapes is cached (bounded). If, Loop and Scan bodies run as nested executables.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/buffer/buffer.h"
+#include "core/desc/desc.h"
+#include "core/graph/graph.h"
+#include "core/runtime/kernel.h"
+#include "core/runtime/partition.h"
+
+namespace geon {
+
+struct ExecutorOptions {
+  // Fill each arena region with 0xFF bytes when its value dies (after its last reader), so
+  // that two live values sharing memory corrupt results visibly. A debug mode.
+  bool poison_freed = false;
+  // Record one ProfileEvent per node run.
+  bool profile = false;
+  // Refuse (kResourceExhausted) a run whose working memory (arena plus run-time
+  // allocations) would exceed this many bytes; 0 = no limit.
+  size_t arena_limit_bytes = 0;
+  // Memory plans kept for distinct input shapes (least recently used dropped first).
+  size_t shape_cache_entries = 8;
+};
+
+// A tensor a run allocated: row-major, owned.
+struct OwnedTensor {
+  TensorDesc desc;
+  std::shared_ptr<Storage> storage;  // null for empty tensors
+  void* data() const { return storage ? storage->data() : nullptr; }
+};
+
+struct ProfileEvent {
+  std::string node;  // the node's name, or "<op>_<index>" when unnamed
+  std::string op;
+  std::string set;  // the kernel set's name ("control" for If/Loop/Scan)
+  std::vector<Dims> input_shapes;
+  int64_t start_ns = 0;  // since the executable was compiled
+  int64_t duration_ns = 0;
+  uint64_t thread = 0;  // a small id per calling thread
+};
+
+struct MemoryStats {
+  Device device{};
+  size_t peak_bytes = 0;          // the arena's size under the plan
+  size_t intermediate_bytes = 0;  // the sum of all planned intermediates (no reuse)
+};
+
+class Executable {
+ public:
+  // Partitions g over `sets` (highest priority first), creates every kernel and, when all
+  // shapes are static, plans memory. Every node must be placed: otherwise geon::Error
+  // (kNotSupported) naming each unplaced node, its op and every set's reason.
+  static std::unique_ptr<Executable> compile(std::shared_ptr<const Graph> g,
+                                             std::span<const KernelSet* const> sets,
+                                             const ExecutorOptions& options = {});
+  virtual ~Executable() = default;
+
+  virtual const Graph& graph() const = 0;
+  virtual const Placement& placement() const = 0;
+  // The sets this executable was compiled for, in priority order.
+  virtual std::span<const KernelSet* const> sets() const = 0;
+
+  // Runs the graph. `inputs` has one entry per g.inputs (same order): a host tensor, or
+  // data == nullptr with an empty desc for an overridable input left at its default. dtypes
+  // and shapes are checked against the graph (kInvalidArgument naming the input). `outputs`
+  // lists indices into g.outputs; caller_outputs is empty or one per requested output: a
+  // present TensorRef is written in place (its desc must equal the output's, row-major),
+  // others are allocated and returned. Returns one OwnedTensor per requested output
+  // (empty storage and desc for those written to caller memory).
+  // Thread-safe: several threads may run one executable at once.
+  virtual std::vector<OwnedTensor> run(std::span<const TensorRef> inputs,
+                                       std::span<const int> outputs,
+                                       std::span<const TensorRef> caller_outputs = {}) const = 0;
+
+  // Per device: the peak of the static plan (or of the latest cached plan when shapes are
+  // symbolic; zero before the first run), and the sum of the planned intermediates.
+  virtual std::vector<MemoryStats> memory() const = 0;
+
+  // The events recorded since compile or the previous call (profile option), in start order.
+  virtual std::vector<ProfileEvent> take_profile() const = 0;
+};
+
+// The nodes of one partition subgraph as a graph of their own: its inputs are the subgraph's
+// non-constant boundary inputs (by their names in g), its outputs the subgraph's outputs;
+// constants it reads are copied in as constants. Nested graphs keep their parent link.
+std::shared_ptr<Graph> extract_subgraph(const Graph& g, const Subgraph& s);
+
+}  // namespace geon

@@ -1,0 +1,137 @@
+// The executor's compiled form, shared by its source files: per node its kernel (or its
+// control flow) and device, per value its home device, the memory-plan template (lifetimes
+// over the node order: graph values, then transfer copies) and the state runs share.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/runtime/executor.h"
+#include "core/runtime/memory_plan.h"
+#include "core/runtime/plan_cache.h"
+
+namespace geon {
+
+class ExecutableImpl;
+class NodeContext;
+class RunState;
+
+using ExecClock = std::chrono::steady_clock;
+
+// If, Loop and Scan: the executor runs them itself, each body a nested executable that binds
+// the values it captures from the enclosing run.
+class ControlFlow {
+ public:
+  virtual ~ControlFlow() = default;
+  virtual void run(NodeContext& ctx) const = 0;
+  // The nested executables, for profile collection.
+  virtual std::vector<const ExecutableImpl*> bodies() const = 0;
+};
+
+bool is_control_flow(const Node& n);
+// Compiles n's bodies with the same sets; geon::Error for a form the executor cannot run.
+std::unique_ptr<ControlFlow> make_control_flow(const Graph& g, const Node& n,
+                                               std::span<const KernelSet* const> sets,
+                                               const ExecutorOptions& options,
+                                               ExecClock::time_point origin);
+
+struct CompiledNode {
+  std::string label;     // the node's name, or "<op>_<index>"
+  std::string set_name;  // "control" for If/Loop/Scan
+  Device device{};
+  std::unique_ptr<Kernel> kernel;
+  std::unique_ptr<ControlFlow> control;
+  std::vector<int> reads;  // node_reads(): inputs, then captured outer values
+};
+
+// A value copied to a device other than its home, for the nodes running there.
+struct TransferCopy {
+  int value = -1;
+  Device device{};
+};
+
+// A constant's copy in a device's initializer arena.
+struct DeviceConstant {
+  int value = -1;
+  TensorRef ref;
+};
+
+struct Compiled {
+  std::shared_ptr<const Graph> graph;
+  std::vector<const KernelSet*> sets;
+  ExecutorOptions options;
+  Placement placement;
+  std::vector<CompiledNode> nodes;  // per graph node, run in graph order
+  // Per value: its node, or -1 (inputs, constants, and outputs of folded nodes).
+  std::vector<int> producer;
+  // Per value: contents fixed before any run, used in place: constants, and the outputs of
+  // nodes the importer already computed (every output has data; such nodes never run).
+  std::vector<bool> constant;
+  std::vector<Device> home;     // per value: where its producer leaves it (host otherwise)
+  std::vector<bool> is_output;  // per value: listed in graph outputs
+  std::vector<TransferCopy> transfers;
+  // Per value: (device, index into transfers) of its planned copies.
+  std::vector<std::vector<std::pair<Device, int>>> copies_of;
+  std::vector<PlanValue> plan_template;  // per value, then per transfer; bytes where static
+  std::vector<std::vector<int>> dying;   // per step: plan entries last needed at that step
+  std::vector<DeviceConstant> device_constants;
+  std::vector<std::shared_ptr<Storage>> constant_arenas;
+  ExecClock::time_point origin;
+};
+
+class ExecutableImpl final : public Executable {
+ public:
+  explicit ExecutableImpl(Compiled c);
+
+  const Graph& graph() const override { return *c_.graph; }
+  const Placement& placement() const override { return c_.placement; }
+  std::span<const KernelSet* const> sets() const override { return c_.sets; }
+  std::vector<OwnedTensor> run(std::span<const TensorRef> inputs, std::span<const int> outputs,
+                               std::span<const TensorRef> caller_outputs) const override;
+  std::vector<MemoryStats> memory() const override;
+  std::vector<ProfileEvent> take_profile() const override;
+
+  // A run whose graph may capture values from an enclosing run (`parent`, may be null).
+  std::vector<OwnedTensor> run_in(std::span<const TensorRef> inputs, RunState* parent,
+                                  std::span<const int> outputs,
+                                  std::span<const TensorRef> caller_outputs) const;
+  const Compiled& compiled() const { return c_; }
+
+  // Shared by concurrent runs, under the mutex.
+  std::shared_ptr<const ShapePlan> find_plan(const ShapeKey& key) const;
+  void store_plan(ShapeKey key, std::shared_ptr<const ShapePlan> plan) const;
+  std::shared_ptr<Storage> take_arena(Device d, size_t bytes) const;
+  void return_arena(std::shared_ptr<Storage> s) const;
+  void add_events(std::vector<ProfileEvent> events) const;
+
+ private:
+  void run_node(RunState& st, int step, std::vector<ProfileEvent>* events) const;
+  std::vector<bool> needed_nodes(std::span<const int> outputs) const;
+
+  Compiled c_;
+  mutable std::mutex mu_;
+  mutable PlanCache cache_;
+  mutable std::shared_ptr<const ShapePlan> latest_;
+  mutable std::vector<std::shared_ptr<Storage>> arena_pool_;
+  mutable std::vector<ProfileEvent> events_;
+};
+
+std::unique_ptr<ExecutableImpl> compile_executable(std::shared_ptr<const Graph> g,
+                                                   std::span<const KernelSet* const> sets,
+                                                   const ExecutorOptions& options,
+                                                   ExecClock::time_point origin);
+
+// "<name>" or "<op>_<index>" for unnamed nodes.
+std::string node_label(const Node& n, int index);
+
+// A plan from the template with these byte sizes (nullopt: run-time), verified in poison mode.
+std::shared_ptr<const ShapePlan> make_shape_plan(const Compiled& c,
+                                                 std::vector<std::optional<size_t>> bytes);
+
+}  // namespace geon

@@ -1,0 +1,112 @@
+// One run: bind, pick the shape's cached plan (or record sizes for a new one), run the nodes
+// the requested outputs need in graph order with their errors named, release values after
+// their last reader, hand back the outputs, and profile when asked.
+#include <atomic>
+#include <new>
+
+#include "core/base/error.h"
+#include "core/runtime/run_state.h"
+
+namespace geon {
+namespace {
+
+uint64_t thread_small_id() {
+  static std::atomic<uint64_t> next{0};
+  thread_local const uint64_t id = next++;
+  return id;
+}
+
+int64_t since(ExecClock::time_point origin, ExecClock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin).count();
+}
+
+}  // namespace
+
+std::vector<bool> ExecutableImpl::needed_nodes(std::span<const int> outputs) const {
+  const Graph& g = *c_.graph;
+  std::vector<bool> needed(g.nodes.size(), false);
+  std::vector<bool> seen(g.values.size(), false);
+  std::vector<int> stack;
+  for (int o : outputs) stack.push_back(g.outputs[o]);
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    if (seen[v]) continue;
+    seen[v] = true;
+    const int p = c_.producer[v];
+    if (p < 0 || needed[p]) continue;
+    needed[p] = true;
+    for (int r : c_.nodes[p].reads) stack.push_back(r);
+  }
+  return needed;
+}
+
+void ExecutableImpl::run_node(RunState& st, int step, std::vector<ProfileEvent>* events) const {
+  const Node& n = c_.graph->nodes[step];
+  const CompiledNode& cn = c_.nodes[step];
+  const auto start = ExecClock::now();
+  try {
+    NodeContext ctx(st, step);
+    if (cn.control)
+      cn.control->run(ctx);
+    else
+      cn.kernel->compute(ctx);
+    if (events) {
+      ProfileEvent e;
+      e.node = cn.label;
+      e.op = n.op;
+      e.set = cn.set_name;
+      for (int i = 0; i < ctx.num_inputs(); ++i) e.input_shapes.push_back(ctx.input(i).desc.shape);
+      e.start_ns = since(c_.origin, start);
+      e.duration_ns = since(start, ExecClock::now());
+      e.thread = thread_small_id();
+      events->push_back(std::move(e));
+    }
+  } catch (const Error& e) {
+    throw Error(e.code(), "node '" + cn.label + "' (" + n.op + "): " + e.what());
+  } catch (const std::bad_alloc&) {
+    throw Error(ErrorCode::kResourceExhausted,
+                "node '" + cn.label + "' (" + n.op + "): out of memory");
+  } catch (const std::exception& e) {
+    throw Error(ErrorCode::kInternal, "node '" + cn.label + "' (" + n.op + "): " + e.what());
+  }
+}
+
+std::vector<OwnedTensor> ExecutableImpl::run_in(std::span<const TensorRef> inputs, RunState* parent,
+                                                std::span<const int> outputs,
+                                                std::span<const TensorRef> caller_outputs) const {
+  const Graph& g = *c_.graph;
+  for (int o : outputs)
+    require(o >= 0 && o < static_cast<int>(g.outputs.size()),
+            "run: output index " + std::to_string(o) + " is out of range (the graph has " +
+                std::to_string(g.outputs.size()) + " outputs)");
+  require(caller_outputs.empty() || caller_outputs.size() == outputs.size(),
+          "run: " + std::to_string(caller_outputs.size()) + " caller outputs for " +
+              std::to_string(outputs.size()) + " requested outputs");
+
+  RunState st(*this, parent, outputs, caller_outputs);
+  st.bind_inputs(inputs);
+  st.bind_outer();
+  std::shared_ptr<const ShapePlan> plan = find_plan(st.key());
+  st.use_plan(plan);
+
+  const std::vector<bool> needed = needed_nodes(outputs);
+  std::vector<ProfileEvent> events;
+  std::vector<ProfileEvent>* record = c_.options.profile ? &events : nullptr;
+  for (size_t s = 0; s < g.nodes.size(); ++s) {
+    if (needed[s]) run_node(st, static_cast<int>(s), record);
+    st.release_step(static_cast<int>(s));
+  }
+  std::vector<OwnedTensor> results = st.take_outputs();
+  if (!plan) store_plan(st.key(), st.recorded_plan());
+  if (record) add_events(std::move(events));
+  return results;
+}
+
+std::vector<OwnedTensor> ExecutableImpl::run(std::span<const TensorRef> inputs,
+                                             std::span<const int> outputs,
+                                             std::span<const TensorRef> caller_outputs) const {
+  return run_in(inputs, nullptr, outputs, caller_outputs);
+}
+
+}  // namespace geon

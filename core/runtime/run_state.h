@@ -1,0 +1,118 @@
+// One run's state: the bound inputs and symbols, where each value lives now (its home buffer
+// and copies on other devices), the arenas and run-time allocations with the working-memory
+// count, and the outputs to hand back. Used by one thread at a time.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/runtime/executor_impl.h"
+
+namespace geon {
+
+// A plan entry's memory in this run.
+struct Held {
+  TensorRef ref;
+  bool bound = false;
+  std::shared_ptr<Storage> owned;  // a run-time allocation, when not in an arena
+  size_t owned_bytes = 0;          // counted against the working-memory limit
+  bool in_arena = false;
+};
+
+class RunState {
+ public:
+  RunState(const ExecutableImpl& exe, RunState* parent, std::span<const int> outputs,
+           std::span<const TensorRef> caller_outputs);
+  ~RunState();
+  RunState(const RunState&) = delete;
+  RunState& operator=(const RunState&) = delete;
+
+  // Binds the graph inputs (checked) and the values captured from enclosing runs; builds the
+  // shape key.
+  void bind_inputs(std::span<const TensorRef> inputs);
+  void bind_outer();
+  const ShapeKey& key() const { return key_; }
+
+  // Places planned values in arenas from now on (null: everything at run time, recorded).
+  void use_plan(std::shared_ptr<const ShapePlan> plan);
+  bool recording() const { return !plan_; }
+
+  // The buffer for `value` (produced on `device`) with this shape.
+  TensorRef& produce(int value, const Dims& shape, Device device);
+  // A buffer not tracked by the plan (an output the graph does not use).
+  TensorRef& scratch(DType dtype, const Dims& shape, Device device, std::deque<Held>& keep);
+  // The value as readable on `device`, copying it there on first use.
+  const TensorRef& on_device(int value, Device device);
+  // A value visible by name from this run (or an enclosing one), on the host; null if none.
+  const TensorRef* lookup_outer(const std::string& name);
+  // The shape a value has from its axes and the bound symbols, if known now.
+  std::optional<Dims> planned_shape(int value) const;
+
+  // Releases (and poisons) the plan entries last needed at this step.
+  void release_step(int step);
+  // One result per requested output, copying those not produced in place.
+  std::vector<OwnedTensor> take_outputs();
+  // The plan for this run's recorded sizes.
+  std::shared_ptr<const ShapePlan> recorded_plan() const;
+
+  const Compiled& c;
+
+ private:
+  TensorRef& place(int value, const Dims& shape, Device device);
+  std::shared_ptr<Storage> allocate(Device d, size_t bytes);
+  void count(size_t bytes);
+  void release(Held& h, const Slot* slot);
+  void poison(void* p, Device d, size_t bytes) const;
+  void copy_into(const TensorRef& src, const TensorRef& dst) const;
+  std::byte* arena_address(const Slot& slot) const;
+  bool has_caller(int k) const;
+  const TensorRef& device_constant(int value, Device device) const;
+  void bind_symbols(const Value& v, const Dims& shape);
+
+  const ExecutableImpl& exe_;
+  RunState* parent_;
+  std::span<const int> outputs_;
+  std::span<const TensorRef> caller_;
+  std::vector<int> first_request_;  // per value: first requested position holding it, or -1
+  std::vector<Held> held_;          // per plan entry
+  std::deque<std::pair<TransferCopy, Held>> extra_copies_;  // copies the plan did not foresee
+  std::vector<OwnedTensor> results_;
+  std::vector<bool> delivered_;  // per requested position: written in place already
+  std::map<std::string, std::pair<int64_t, std::string>> symbols_;  // length, bound by
+  ShapeKey key_;
+  std::shared_ptr<const ShapePlan> plan_;
+  std::vector<std::shared_ptr<Storage>> arenas_;  // per plan arena
+  std::vector<std::optional<size_t>> recorded_;   // per plan entry, while recording
+  size_t working_ = 0;
+};
+
+// What a kernel (or a control flow) sees of one node's run.
+class NodeContext final : public KernelContext {
+ public:
+  NodeContext(RunState& st, int node);
+  int num_inputs() const override { return static_cast<int>(inputs_.size()); }
+  const TensorRef& input(int i) const override;
+  int num_outputs() const override { return static_cast<int>(node_.outputs.size()); }
+  TensorRef& output(int i) override;
+  TensorRef& output(int i, const Dims& shape) override;
+
+  RunState& state() { return st_; }
+  const Node& node() const { return node_; }
+  const CompiledNode& compiled() const { return cn_; }
+
+ private:
+  void check_output(int i) const;
+
+  RunState& st_;
+  const Node& node_;
+  const CompiledNode& cn_;
+  std::vector<TensorRef> inputs_;
+  std::deque<Held> scratch_;
+};
+
+}  // namespace geon

@@ -1,0 +1,37 @@
+// Result accessors. Tensors are row-major with their own storage, so a view is the storage
+// pointer moved by the description's offset.
+#include "provider/src/result.h"
+
+#include "provider/src/status.h"
+
+namespace geon::provider {
+
+size_t result_count(const GeonResult* r) noexcept { return r ? r->names.size() : 0; }
+
+GeonStatus* result_tensor(const GeonResult* r, size_t i, GeonTensor* out) noexcept {
+  return guard("result_tensor", [&] {
+    require_arg(r, "result");
+    require_arg(out, "out");
+    if (i >= r->tensors.size())
+      api_fail(GEON_INVALID_ARGUMENT, "index " + std::to_string(i) +
+                                          " is out of range (the result has " +
+                                          std::to_string(r->tensors.size()) + " tensors)");
+    const OwnedTensor& t = r->tensors[i];
+    const int64_t n = element_count(t.desc);
+    auto* base = static_cast<std::byte*>(t.data());
+    *out = GeonTensor{};
+    out->dtype = static_cast<GeonDType>(t.desc.dtype);
+    out->rank = t.desc.rank();
+    out->shape = t.desc.shape.empty() ? nullptr : t.desc.shape.data();
+    out->data = base ? base + dtype_bytes_for(t.desc.dtype, t.desc.offset) : nullptr;
+    out->bytes = static_cast<uint64_t>(dtype_bytes_for(t.desc.dtype, n));
+  });
+}
+
+const char* result_name(const GeonResult* r, size_t i) noexcept {
+  return r && i < r->names.size() ? r->names[i].c_str() : "";
+}
+
+void release_result(GeonResult* r) noexcept { delete r; }
+
+}  // namespace geon::provider

@@ -1,0 +1,22 @@
+// The outputs a run allocated, handed to the caller as one GeonResult.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/runtime/executor.h"
+#include "geon/geon.h"
+
+struct GeonResult {
+  std::vector<std::string> names;
+  std::vector<geon::OwnedTensor> tensors;
+};
+
+namespace geon::provider {
+
+size_t result_count(const GeonResult* r) noexcept;
+GeonStatus* result_tensor(const GeonResult* r, size_t i, GeonTensor* out) noexcept;
+const char* result_name(const GeonResult* r, size_t i) noexcept;
+void release_result(GeonResult* r) noexcept;
+
+}  // namespace geon::provider

@@ -1,0 +1,167 @@
+// Session creation: import, optional passes, strict-mode check, compile, value infos.
+#include "provider/src/session.h"
+
+#include "core/base/error.h"
+#include "core/runtime/partition.h"
+#include "provider/src/log.h"
+#include "provider/src/model_import.h"
+#include "provider/src/status.h"
+
+namespace geon::provider {
+namespace {
+
+void fill_info(const Value& v, ValueInfoStore& out) {
+  out.name = v.name;
+  out.info.dtype = static_cast<GeonDType>(v.dtype());
+  out.info.rank = v.rank_known ? v.rank() : -1;
+  for (const Axis& a : v.axes) {
+    out.dims.push_back(a.length.is_static() ? a.length.value : -1);
+    out.dim_names.push_back(a.length.is_symbol() ? a.length.symbol : "");
+  }
+}
+
+// Pointers are taken once every store is in place (moving a store moves its strings).
+void finish_infos(std::vector<ValueInfoStore>& stores) {
+  for (ValueInfoStore& s : stores) {
+    s.dim_name_ptrs.clear();
+    for (const std::string& n : s.dim_names) s.dim_name_ptrs.push_back(n.c_str());
+    s.info.name = s.name.c_str();
+    s.info.dims = s.dims.data();
+    s.info.dim_names = s.dim_name_ptrs.data();
+  }
+}
+
+std::string node_label(const Node& n) {
+  return "node '" + n.name + "' (" + (n.domain.empty() ? "" : n.domain + ".") + n.op + ")";
+}
+
+// Only dense tensors cross the C ABI: a model whose inputs or outputs are sequences, optionals
+// or maps is refused here rather than failing at its first run.
+void check_tensor_boundary(const Graph& g) {
+  auto check = [&](int v, const char* what) {
+    const Value& val = g.value(v);
+    if (val.type.kind != TypeKind::kTensor)
+      api_fail(GEON_UNSUPPORTED, std::string(what) + " '" + val.name + "' is " +
+                                     to_string(val.type) +
+                                     ": only tensors can be passed through the C API");
+  };
+  for (int v : g.inputs) check(v, "input");
+  for (int v : g.outputs) check(v, "output");
+}
+
+// Strict mode: every node must run on the first set; otherwise say which nodes and why.
+void check_strict(const Graph& g, std::span<const KernelSet* const> sets) {
+  const Placement p = partition(g, sets);
+  std::string refused;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (p.nodes[i].set == 0) continue;
+    std::string why = "refused";
+    for (const Refusal& r : p.nodes[i].refusals)
+      if (r.set == 0) why = r.reason;
+    refused += "\n  " + node_label(g.nodes[i]) + ": " + why;
+  }
+  if (!refused.empty())
+    fail(ErrorCode::kNotSupported,
+         "strict mode: these nodes cannot run on " + std::string(sets[0]->name) + ":" + refused);
+}
+
+}  // namespace
+
+std::unique_ptr<GeonSession> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
+                                          DeviceList devices) {
+  if (devices.sets.empty())
+    api_fail(GEON_UNSUPPORTED, "no kernel set is available: " + unavailable_text(devices));
+  if (!devices.unavailable.empty())
+    log(o, LogLevel::kWarning, "skipped kernel sets: " + unavailable_text(devices));
+  check_tensor_boundary(*g);
+  optimize(*g, devices.sets, o);
+  if (o.strict) check_strict(*g, devices.sets);
+
+  auto s = std::make_unique<GeonSession>();
+  s->options = o;
+  s->devices = std::move(devices);
+  ExecutorOptions eo;
+  eo.poison_freed = o.poison_freed;
+  eo.profile = o.profiling;
+  eo.arena_limit_bytes = o.arena_limit_bytes;
+  s->exe = Executable::compile(g, s->devices.sets, eo);
+  s->graph = std::move(g);
+
+  const Graph& graph = *s->graph;
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t i = 0; i < graph.inputs.size(); ++i)
+      if (graph.value(graph.inputs[i]).overridable == (pass == 1))
+        s->input_order.push_back(static_cast<int>(i));
+  for (int i : s->input_order) fill_info(graph.value(graph.inputs[i]), s->inputs.emplace_back());
+  for (int v : graph.outputs) fill_info(graph.value(v), s->outputs.emplace_back());
+  finish_infos(s->inputs);
+  finish_infos(s->outputs);
+  log(o, LogLevel::kInfo,
+      "session: " + std::to_string(graph.nodes.size()) + " nodes, " +
+          std::to_string(s->exe->placement().subgraphs.size()) + " subgraphs");
+  if (o.log_level >= LogLevel::kVerbose)
+    log(o, LogLevel::kVerbose,
+        "placement:\n" + placement_json(graph, s->exe->placement(), s->exe->sets()));
+  return s;
+}
+
+GeonStatus* create_session(const char* model_path, const GeonOptions* options,
+                           GeonSession** out) noexcept {
+  return guard("create_session", Stage::kModel, [&] {
+    require_arg(out, "out");
+    *out = nullptr;
+    const ProviderOptions& o = options_or_default(options);
+    ImportedModel m = import_from_path(model_path, o);
+    *out = make_session(std::move(m.graph), o, resolve_devices(o.devices)).release();
+  });
+}
+
+GeonStatus* create_session_from_bytes(const void* bytes, size_t size, const char* base_dir,
+                                      const GeonOptions* options, GeonSession** out) noexcept {
+  return guard("create_session_from_bytes", Stage::kModel, [&] {
+    require_arg(out, "out");
+    *out = nullptr;
+    const ProviderOptions& o = options_or_default(options);
+    ImportedModel m = import_from_bytes(bytes, size, base_dir, o);
+    *out = make_session(std::move(m.graph), o, resolve_devices(o.devices)).release();
+  });
+}
+
+void release_session(GeonSession* s) noexcept { delete s; }
+
+size_t session_input_count(const GeonSession* s) noexcept { return s ? s->inputs.size() : 0; }
+
+size_t session_output_count(const GeonSession* s) noexcept { return s ? s->outputs.size() : 0; }
+
+namespace {
+
+GeonStatus* value_info(const char* fn, const GeonSession* s, size_t i, GeonValueInfo* out,
+                       bool input) noexcept {
+  return guard(fn, [&] {
+    require_arg(s, "session");
+    require_arg(out, "out");
+    const auto& list = input ? s->inputs : s->outputs;
+    if (i >= list.size())
+      api_fail(GEON_INVALID_ARGUMENT, std::string(input ? "input" : "output") + " index " +
+                                          std::to_string(i) + " is out of range (the session has " +
+                                          std::to_string(list.size()) + ")");
+    *out = list[i].info;
+  });
+}
+
+}  // namespace
+
+GeonStatus* session_input_info(const GeonSession* s, size_t i, GeonValueInfo* out) noexcept {
+  return value_info("session_input_info", s, i, out, true);
+}
+
+GeonStatus* session_output_info(const GeonSession* s, size_t i, GeonValueInfo* out) noexcept {
+  return value_info("session_output_info", s, i, out, false);
+}
+
+int session_input_has_default(const GeonSession* s, size_t i) noexcept {
+  if (!s || i >= s->input_order.size()) return 0;
+  return s->graph->value(s->graph->inputs[s->input_order[i]]).overridable ? 1 : 0;
+}
+
+}  // namespace geon::provider

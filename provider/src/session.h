@@ -1,0 +1,56 @@
+// A session: an imported graph compiled for the chosen kernel sets, with its inputs and
+// outputs described for the C ABI. Read-only after creation, so runs may share it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/graph/graph.h"
+#include "core/runtime/executor.h"
+#include "geon/geon.h"
+#include "provider/src/devices.h"
+#include "provider/src/options.h"
+
+namespace geon::provider {
+
+// A GeonValueInfo and the storage its pointers refer to.
+struct ValueInfoStore {
+  std::string name;
+  std::vector<int64_t> dims;
+  std::vector<std::string> dim_names;
+  std::vector<const char*> dim_name_ptrs;
+  GeonValueInfo info{};
+};
+
+}  // namespace geon::provider
+
+struct GeonSession {
+  std::shared_ptr<const geon::Graph> graph;
+  std::unique_ptr<geon::Executable> exe;
+  geon::provider::ProviderOptions options;
+  geon::provider::DeviceList devices;
+  // Session input i is graph->inputs[input_order[i]]: inputs without a default come first.
+  std::vector<int> input_order;
+  std::vector<geon::provider::ValueInfoStore> inputs, outputs;
+};
+
+namespace geon::provider {
+
+// Compiles g for `devices` under the options (strict mode checked here, with a message per
+// node that the first set refuses).
+std::unique_ptr<GeonSession> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
+                                          DeviceList devices);
+
+GeonStatus* create_session(const char* model_path, const GeonOptions* options,
+                           GeonSession** out) noexcept;
+GeonStatus* create_session_from_bytes(const void* bytes, size_t size, const char* base_dir,
+                                      const GeonOptions* options, GeonSession** out) noexcept;
+void release_session(GeonSession* s) noexcept;
+size_t session_input_count(const GeonSession* s) noexcept;
+size_t session_output_count(const GeonSession* s) noexcept;
+GeonStatus* session_input_info(const GeonSession* s, size_t i, GeonValueInfo* out) noexcept;
+GeonStatus* session_output_info(const GeonSession* s, size_t i, GeonValueInfo* out) noexcept;
+int session_input_has_default(const GeonSession* s, size_t i) noexcept;
+
+}  // namespace geon::provider

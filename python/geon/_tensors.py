@@ -1,0 +1,105 @@
+"""numpy arrays <-> GeonTensor. Inputs are passed in place when already C-contiguous, aligned
+and native-endian (the library reads them, never writes); outputs stay in the GeonResult's
+memory, which lives until the last array viewing it is gone.
+"""
+
+import ctypes
+
+import numpy as np
+
+from . import _capi, _dtypes
+
+
+class FedInput:
+    """One input ready for run(): the GeonTensor and the objects its pointers point into."""
+
+    def __init__(self, name, value, declared=None):
+        # An array is passed as it is (a wrong dtype is the library's error to report); other
+        # array-likes (lists, Python numbers) take the input's declared element type.
+        if isinstance(value, np.ndarray):
+            array = value
+        elif declared is not None and declared != _dtypes.STRING:
+            try:
+                array = np.asarray(value, dtype=_dtypes.to_numpy(declared))
+            except (TypeError, ValueError) as e:
+                raise _capi.GeonError("input '%s': %s" % (name, e), _capi.INVALID_ARGUMENT) from None
+        else:
+            array = np.asarray(value)
+        if array.dtype.kind in "OUS":
+            raise _capi.GeonError(
+                "input '%s': numpy dtype %s is not supported (geon's Python package passes numeric "
+                "and bool tensors only)" % (name, array.dtype),
+                _capi.UNSUPPORTED,
+            )
+        if not array.dtype.isnative:
+            array = array.astype(array.dtype.newbyteorder("="))
+        try:
+            number = _dtypes.from_numpy(array.dtype)
+        except ValueError as e:
+            raise _capi.GeonError("input '%s': %s" % (name, e), _capi.INVALID_ARGUMENT) from None
+        if not (array.flags.c_contiguous and array.flags.aligned):
+            array = array.copy(order="C")  # copy() keeps rank 0, unlike ascontiguousarray
+        data = _dtypes.pack(array, number)
+        self.name = name
+        self.array = array
+        self.data = data
+        self.shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+        self.tensor = _capi.GeonTensor(
+            dtype=number,
+            rank=array.ndim,
+            shape=ctypes.cast(self.shape, ctypes.POINTER(ctypes.c_int64)),
+            data=data.ctypes.data,
+            bytes=data.nbytes,
+        )
+
+
+class ResultOwner:
+    """Owns a GeonResult*; arrays over its memory keep this object (and the session) alive."""
+
+    def __init__(self, handle, session_owner):
+        self.handle = handle
+        self.session_owner = session_owner
+
+    def __del__(self):
+        handle, self.handle = getattr(self, "handle", None), None
+        if handle:
+            try:
+                _capi.api().release_result(handle)
+            except Exception:  # interpreter shutdown: the library may be gone already
+                pass
+
+
+def result_array(owner, index):
+    """Output `index` of a result as a numpy array (a view of the result's memory)."""
+    table = _capi.api()
+    tensor = _capi.GeonTensor()
+    _capi.check(table.result_tensor(owner.handle, index, ctypes.byref(tensor)))
+    name = _capi.text(table.result_name(owner.handle, index))
+    if tensor.rank < 0:
+        raise _capi.GeonError("output '%s': negative rank %d" % (name, tensor.rank), _capi.INTERNAL)
+    shape = tuple(tensor.shape[k] for k in range(tensor.rank))
+    if tensor.dtype == _dtypes.STRING:
+        raise _capi.GeonError(
+            "output '%s': string tensors are not supported by geon's Python package" % name,
+            _capi.UNSUPPORTED,
+        )
+    try:
+        dtype = _dtypes.to_numpy(tensor.dtype)
+    except ValueError as e:
+        raise _capi.GeonError("output '%s': %s" % (name, e), _capi.UNSUPPORTED) from None
+    count = int(np.prod(shape, dtype=np.int64))
+    if _dtypes.bits(tensor.dtype) < 8:
+        expected = _dtypes.packed_bytes(tensor.dtype, count)
+    else:
+        expected = count * dtype.itemsize
+    if tensor.bytes < expected or (expected and not tensor.data):
+        raise _capi.GeonError(
+            "output '%s': the library returned %d bytes for shape %s of %s (needs %d)"
+            % (name, tensor.bytes, list(shape), _dtypes.onnx_name(tensor.dtype), expected),
+            _capi.INTERNAL,
+        )
+    if expected == 0:
+        return np.empty(shape, dtype)
+    buffer = (ctypes.c_uint8 * expected).from_address(tensor.data)
+    buffer._owner = owner
+    return _dtypes.unpack(np.frombuffer(buffer, np.uint8), tensor.dtype, shape)

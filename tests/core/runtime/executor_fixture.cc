@@ -1,0 +1,196 @@
+// The fake kernels and the fake device behind executor_fixture.h. Kernels are naive loops
+// over dense row-major tensors; a scalar second operand broadcasts.
+#include "tests/core/runtime/executor_fixture.h"
+
+#include <algorithm>
+#include <mutex>
+#include <new>
+
+namespace geon::testing {
+namespace {
+
+std::atomic<int64_t> g_copies{0};
+std::atomic<int64_t> g_allocations{0};
+
+// Host memory that claims to be cuda:0.
+class FakeDeviceAllocator final : public Allocator {
+ public:
+  Device device() const override { return kDev; }
+  void* allocate(size_t bytes) override {
+    ++g_allocations;
+    return ::operator new (bytes, std::align_val_t{kStorageAlignment});
+  }
+  void deallocate(void* p, size_t) override {
+    ::operator delete (p, std::align_val_t{kStorageAlignment});
+  }
+};
+
+void fake_copy(void* dst, Device, const void* src, Device, size_t bytes) {
+  ++g_copies;
+  std::memcpy(dst, src, bytes);
+}
+
+void register_fake_device() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    static FakeDeviceAllocator alloc;
+    register_allocator(alloc);
+    register_device_copy(DeviceKind::kCuda, fake_copy);
+  });
+}
+
+template <typename T>
+const T* in(const TensorRef& t) {
+  return static_cast<const T*>(t.data) + t.desc.offset;
+}
+template <typename T>
+T* out(TensorRef& t) {
+  return static_cast<T*>(t.data);
+}
+
+template <typename F>
+void binary(KernelContext& ctx, F f) {
+  const TensorRef& a = ctx.input(0);
+  const TensorRef& b = ctx.input(1);
+  const int64_t n = element_count(a.desc), m = element_count(b.desc);
+  if (m != n && m != 1) fail(ErrorCode::kInvalidArgument, "shapes differ");
+  TensorRef& y = ctx.output(0, a.desc.shape);
+  if (a.desc.dtype == DType::kFloat) {
+    for (int64_t i = 0; i < n; ++i)
+      out<float>(y)[i] = f(in<float>(a)[i], in<float>(b)[m == 1 ? 0 : i]);
+  } else if (a.desc.dtype == DType::kInt64) {
+    for (int64_t i = 0; i < n; ++i)
+      out<int64_t>(y)[i] = f(in<int64_t>(a)[i], in<int64_t>(b)[m == 1 ? 0 : i]);
+  } else {
+    fail(ErrorCode::kNotSupported, "dtype");
+  }
+}
+
+void add(KernelContext& ctx) {
+  binary(ctx, [](auto x, auto y) { return x + y; });
+}
+void mul(KernelContext& ctx) {
+  binary(ctx, [](auto x, auto y) { return x * y; });
+}
+void relu(KernelContext& ctx) {
+  const TensorRef& x = ctx.input(0);
+  TensorRef& y = ctx.output(0, x.desc.shape);
+  for (int64_t i = 0; i < element_count(x.desc); ++i)
+    out<float>(y)[i] = std::max(in<float>(x)[i], 0.0f);
+}
+void matmul(KernelContext& ctx) {
+  const TensorRef& a = ctx.input(0);
+  const TensorRef& b = ctx.input(1);
+  const int64_t m = a.desc.shape[0], k = a.desc.shape[1], n = b.desc.shape[1];
+  if (b.desc.shape[0] != k) fail(ErrorCode::kInvalidArgument, "inner dims differ");
+  TensorRef& y = ctx.output(0, Dims{m, n});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float s = 0;
+      for (int64_t p = 0; p < k; ++p) s += in<float>(a)[i * k + p] * in<float>(b)[p * n + j];
+      out<float>(y)[i * n + j] = s;
+    }
+}
+void less(KernelContext& ctx) {
+  const TensorRef& a = ctx.input(0);
+  const TensorRef& b = ctx.input(1);
+  TensorRef& y = ctx.output(0, a.desc.shape);
+  const bool ints = a.desc.dtype == DType::kInt64;
+  for (int64_t i = 0; i < element_count(a.desc); ++i)
+    out<uint8_t>(y)[i] =
+        ints ? in<int64_t>(a)[i] < in<int64_t>(b)[0] : in<float>(a)[i] < in<float>(b)[0];
+}
+void identity(KernelContext& ctx) {
+  const TensorRef& x = ctx.input(0);
+  TensorRef& y = ctx.output(0, x.desc.shape);
+  const size_t bytes = static_cast<size_t>(dtype_bytes_for(x.desc.dtype, element_count(x.desc)));
+  if (bytes) std::memcpy(y.data, in<std::byte>(x) + 0, bytes);
+}
+// Grow(n): n floats, each n; the output shape depends on the input's value.
+void grow(KernelContext& ctx) {
+  const int64_t n = in<int64_t>(ctx.input(0))[0];
+  TensorRef& y = ctx.output(0, Dims{n});
+  for (int64_t i = 0; i < n; ++i) out<float>(y)[i] = static_cast<float>(n);
+}
+void failing(KernelContext&) { fail(ErrorCode::kOutOfRange, "boom"); }
+// Fills its output, asked for with the planned shape, with ones.
+void planned(KernelContext& ctx) {
+  TensorRef& y = ctx.output(0);
+  for (int64_t i = 0; i < element_count(y.desc); ++i) out<float>(y)[i] = 1;
+}
+
+using Fn = void (*)(KernelContext&);
+
+class FnKernel final : public Kernel {
+ public:
+  FnKernel(Fn f, Device d) : f_(f), device_(d) {}
+  void compute(KernelContext& ctx) const override {
+    for (int i = 0; i < ctx.num_inputs(); ++i)
+      if (ctx.input(i).present() && ctx.input(i).device != device_)
+        fail(ErrorCode::kInternal, "input " + std::to_string(i) + " is on " +
+                                       to_string(ctx.input(i).device) + ", the kernel on " +
+                                       to_string(device_));
+    f_(ctx);
+  }
+
+ private:
+  Fn f_;
+  Device device_;
+};
+
+template <Fn F>
+std::unique_ptr<Kernel> on_host(const Graph&, const Node&) {
+  return std::make_unique<FnKernel>(F, Device{});
+}
+template <Fn F>
+std::unique_ptr<Kernel> on_dev(const Graph&, const Node&) {
+  return std::make_unique<FnKernel>(F, kDev);
+}
+
+std::optional<std::string> any(const Graph&, const Node&) { return std::nullopt; }
+std::optional<std::string> floats_only(const Graph& g, const Node& n) {
+  for (int v : n.inputs)
+    if (v >= 0 && g.values[v].dtype() != DType::kFloat) return "float only";
+  return std::nullopt;
+}
+
+constexpr KernelEntry kHostEntries[] = {
+    {"", "Add", 7, any, on_host<add>},         {"", "Mul", 7, any, on_host<mul>},
+    {"", "Relu", 6, any, on_host<relu>},       {"", "MatMul", 1, any, on_host<matmul>},
+    {"", "Less", 9, any, on_host<less>},       {"", "Identity", 1, any, on_host<identity>},
+    {"", "Grow", 1, any, on_host<grow>},       {"", "Fail", 1, any, on_host<failing>},
+    {"", "Planned", 1, any, on_host<planned>},
+};
+constexpr KernelEntry kDevEntries[] = {
+    {"", "Add", 7, floats_only, on_dev<add>},
+    {"", "Mul", 7, floats_only, on_dev<mul>},
+    {"", "Relu", 6, floats_only, on_dev<relu>},
+    {"", "MatMul", 1, floats_only, on_dev<matmul>},
+};
+
+}  // namespace
+
+std::shared_ptr<const TensorData> float_data(Dims shape, const std::vector<float>& v) {
+  auto d = make_tensor_data(DType::kFloat, shape);
+  std::memcpy(d->storage->data(), v.data(), v.size() * sizeof(float));
+  return d;
+}
+std::shared_ptr<const TensorData> int64_data(Dims shape, const std::vector<int64_t>& v) {
+  auto d = make_tensor_data(DType::kInt64, shape);
+  std::memcpy(d->storage->data(), v.data(), v.size() * sizeof(int64_t));
+  return d;
+}
+
+const KernelSet& host_set() {
+  static const KernelSet set{"test.host", Device{}, kHostEntries};
+  return set;
+}
+const KernelSet& dev_set() {
+  register_fake_device();
+  static const KernelSet set{"test.dev", kDev, kDevEntries};
+  return set;
+}
+int64_t device_copies() { return g_copies; }
+int64_t device_allocations() { return g_allocations; }
+
+}  // namespace geon::testing
