@@ -486,7 +486,9 @@ struct Clip {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(x)) return x;
     }
-    return x < lo ? lo : (hi < x ? hi : x);
+    // ONNX Clip is min(max(x, lo), hi): when lo > hi every element becomes hi.
+    const T y = x < lo ? lo : x;
+    return hi < y ? hi : y;
   }
 };
 struct MulAdd {

@@ -29,6 +29,7 @@ void ThreadPool::run(int parts, const std::function<void(int)>& fn) {
     return;
   }
   std::lock_guard job_lock(job_mutex_);
+  ++parallel_jobs_;
   {
     std::lock_guard lock(m_);
     job_ = &fn;
@@ -75,7 +76,18 @@ void ThreadPool::worker_loop(int index) {
   }
 }
 
+namespace {
+thread_local ThreadPool* t_scoped_pool = nullptr;
+}  // namespace
+
+ScopedPool::ScopedPool(ThreadPool* pool) : previous_(t_scoped_pool) {
+  if (pool) t_scoped_pool = pool;
+}
+
+ScopedPool::~ScopedPool() { t_scoped_pool = previous_; }
+
 ThreadPool& default_thread_pool() {
+  if (t_scoped_pool) return *t_scoped_pool;
   static ThreadPool pool([] {
     if (const char* env = std::getenv("GEON_THREADS")) {
       const int n = std::atoi(env);

@@ -119,6 +119,16 @@ const ElementwiseOp* find_elementwise(std::string_view onnx_op) {
   return nullptr;
 }
 
+std::vector<KernelEntry> with_elementwise_rows(decltype(KernelEntry::supports) supports,
+                                               decltype(KernelEntry::create) create,
+                                               std::span<const KernelEntry> others) {
+  std::vector<KernelEntry> rows;
+  rows.reserve(std::size(kOps) + others.size());
+  for (const ElementwiseOp& e : kOps) rows.push_back({"", e.onnx, e.since, supports, create});
+  rows.insert(rows.end(), others.begin(), others.end());
+  return rows;
+}
+
 ElementwiseSpec elementwise_spec(const Node& n) {
   const ElementwiseOp* e = find_elementwise(n.op);
   if (!e) fail(ErrorCode::kNotSupported, "node '" + n.name + "': " + n.op + " is not elementwise");

@@ -30,6 +30,13 @@ std::span<const ElementwiseOp> elementwise_ops();
 // The row for an ONNX op name (default domain), or null.
 const ElementwiseOp* find_elementwise(std::string_view onnx_op);
 
+// A kernel set's table: one row per elementwise_ops() op, from its first opset, bound to the
+// set's elementwise family, then the set's `others`; so every set takes the elementwise ops
+// and their opsets from the one list above.
+std::vector<KernelEntry> with_elementwise_rows(decltype(KernelEntry::supports) supports,
+                                               decltype(KernelEntry::create) create,
+                                               std::span<const KernelEntry> others);
+
 // What one node computes: its engine op with attribute variants resolved (Mod's fmod,
 // BitShift's direction), the op's parameter, and whether the result is divided by the number
 // of inputs (Mean).

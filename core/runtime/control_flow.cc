@@ -17,8 +17,11 @@ std::unique_ptr<ExecutableImpl> compile_body(const Node& n, const char* name,
   const Attribute* a = n.attr(name);
   if (!a || a->kind != Attribute::Kind::kGraph || !a->g)
     fail(ErrorCode::kInvalidArgument, "attribute '" + std::string(name) + "' must be a graph");
+  // Bodies run inside the enclosing run, on its thread and so on its pool: none of their own.
+  ExecutorOptions inner = options;
+  inner.threads = 0;
   try {
-    return compile_executable(a->g, sets, options, origin);
+    return compile_executable(a->g, sets, inner, origin);
   } catch (const Error& e) {
     throw Error(e.code(), "body '" + std::string(name) + "': " + e.what());
   }

@@ -119,6 +119,54 @@ void plan_transfers(Compiled& c) {
   }
 }
 
+// Whether two values may share one buffer as input and output of an elementwise step: same
+// dtype (one the executor allocates whole bytes of: a packed output's padding byte is zeroed
+// before the kernel runs) and the same rank, with equal lengths where both are static. The run
+// checks the actual descriptions again.
+bool same_layout(const Value& a, const Value& b) {
+  const DType t = a.dtype();
+  if (t != b.dtype() || t == DType::kUndefined || t == DType::kString || is_packed(t) ||
+      !a.rank_known || !b.rank_known || a.axes.size() != b.axes.size())
+    return false;
+  const auto la = static_lengths(a.axes), lb = static_lengths(b.axes);
+  return !la || !lb || *la == *lb;
+}
+
+// The plan entry a node on `d` reads for value v: v itself on its home device, else its
+// planned copy there (-1 when none).
+int entry_read(const Compiled& c, int v, Device d) {
+  if (c.home[v] == d) return v;
+  for (const auto& [dev, t] : c.copies_of[v])
+    if (dev == d) return static_cast<int>(c.graph->values.size()) + t;
+  return -1;
+}
+
+// In-place candidates for output 0 of each kernel node: the inputs its kernel allows that are
+// arena intermediates (never user memory, constants or outputs). The planner pairs one only
+// when it dies at that step; make_shape_plan drops those whose size differs.
+void plan_in_place(Compiled& c) {
+  const Graph& g = *c.graph;
+  for (size_t s = 0; s < c.nodes.size(); ++s) {
+    const CompiledNode& cn = c.nodes[s];
+    const Node& n = g.nodes[s];
+    if (!cn.kernel || n.outputs.empty() || n.outputs[0] < 0) continue;
+    const int out = n.outputs[0];
+    PlanValue& pv = c.plan_template[out];
+    if (pv.external || c.is_output[out]) continue;
+    for (int i : cn.kernel->in_place_inputs()) {
+      if (i < 0 || i >= static_cast<int>(n.inputs.size()) || n.inputs[i] < 0) continue;
+      const int v = n.inputs[i];
+      if (c.constant[v] || c.is_output[v] || g.values[v].kind != ValueKind::kIntermediate ||
+          !same_layout(g.values[v], g.values[out]))
+        continue;
+      const int e = entry_read(c, v, cn.device);
+      if (e < 0 || e == out || c.plan_template[e].external) continue;
+      if (std::find(pv.inplace.begin(), pv.inplace.end(), e) == pv.inplace.end())
+        pv.inplace.push_back(e);
+    }
+  }
+}
+
 void plan_template(Compiled& c) {
   const Graph& g = *c.graph;
   const int steps = static_cast<int>(g.nodes.size());
@@ -137,6 +185,7 @@ void plan_template(Compiled& c) {
     c.plan_template.push_back(pv);
   }
   plan_transfers(c);
+  plan_in_place(c);
   c.dying.resize(steps);
   for (size_t p = 0; p < c.plan_template.size(); ++p) {
     const PlanValue& pv = c.plan_template[p];
@@ -221,6 +270,11 @@ std::shared_ptr<const ShapePlan> make_shape_plan(const Compiled& c,
   sp->values = c.plan_template;
   for (size_t p = 0; p < sp->values.size(); ++p)
     if (!sp->values[p].external) sp->values[p].bytes = bytes[p];
+  // In place only into an input of exactly the output's size (recorded sizes may differ).
+  for (PlanValue& pv : sp->values)
+    std::erase_if(pv.inplace, [&](int e) {
+      return !pv.bytes || !sp->values[e].bytes || *sp->values[e].bytes != *pv.bytes;
+    });
   sp->plan = plan_memory(sp->values);
   if (c.options.poison_freed) verify_plan(sp->values, sp->plan);
   return sp;
@@ -235,11 +289,18 @@ std::unique_ptr<ExecutableImpl> compile_executable(std::shared_ptr<const Graph> 
   for (const Value& v : g->values)
     if (v.kind == ValueKind::kConstant && !v.data)
       fail(ErrorCode::kInvalidArgument, "constant '" + v.name + "' has no data");
+  // A bound on threads this executable may start (the provider checks the same).
+  constexpr int kMaxThreads = 4096;
+  if (options.threads < 0 || options.threads > kMaxThreads)
+    fail(ErrorCode::kInvalidArgument, "compile: threads must be in [0, " +
+                                          std::to_string(kMaxThreads) + "], got " +
+                                          std::to_string(options.threads));
   Compiled c;
   c.graph = g;
   c.sets.assign(sets.begin(), sets.end());
   c.options = options;
   c.origin = origin;
+  if (options.threads > 0) c.pool = std::make_shared<ThreadPool>(options.threads);
   c.placement = partition(*g, sets);
   const std::vector<bool> folded = folded_nodes(*g);
   check_placed(*g, c.placement, sets, folded);

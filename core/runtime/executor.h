@@ -29,6 +29,11 @@ struct ExecutorOptions {
   size_t arena_limit_bytes = 0;
   // Memory plans kept for distinct input shapes (least recently used dropped first).
   size_t shape_cache_entries = 8;
+  // Engine threads for this executable's runs, counting the calling thread: > 0 gives it a
+  // pool of its own (workers sleep between runs), used by every engine call its kernels make
+  // without naming a pool, If/Loop/Scan bodies included; 0 = the engine's process-wide pool.
+  // oneDNN kernels (cpu.dnnl) keep oneDNN's own threading.
+  int threads = 0;
 };
 
 // A tensor a run allocated: row-major, owned.

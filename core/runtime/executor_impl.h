@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/engine/thread_pool.h"
 #include "core/runtime/executor.h"
 #include "core/runtime/memory_plan.h"
 #include "core/runtime/plan_cache.h"
@@ -83,6 +84,7 @@ struct Compiled {
   std::vector<DeviceConstant> device_constants;
   std::vector<std::shared_ptr<Storage>> constant_arenas;
   ExecClock::time_point origin;
+  std::shared_ptr<ThreadPool> pool;  // options.threads > 0: the engine pool of every run
 };
 
 class ExecutableImpl final : public Executable {

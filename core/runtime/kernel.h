@@ -45,6 +45,10 @@ class Kernel {
   virtual ~Kernel() = default;
   // Must be safe to call from several threads at once (Run is thread-safe on a session).
   virtual void compute(KernelContext& ctx) const = 0;
+  // Inputs whose memory output 0 may take when that input dies at this node (the executor
+  // also checks that dtype and shape match). Elementwise kernels that read element i before
+  // writing element i of the same layout allow it.
+  virtual std::span<const int> in_place_inputs() const { return {}; }
 };
 
 struct KernelEntry {

@@ -1,34 +1,15 @@
 // The placement report as JSON, for the provider's report and the tools. Written by hand: core
 // uses the standard library only, and the shape is small and fixed.
-#include <cstdio>
-
+#include "core/base/json.h"
 #include "core/runtime/partition.h"
 
 namespace geon {
 namespace {
 
-std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
 std::string value_names(const Graph& g, const std::vector<int>& values) {
   std::string out = "[";
   for (size_t i = 0; i < values.size(); ++i)
-    out += (i ? ", " : "") + quoted(g.values.at(values[i]).name);
+    out += (i ? ", " : "") + json_string(g.values.at(values[i]).name);
   return out + "]";
 }
 
@@ -36,21 +17,21 @@ std::string value_names(const Graph& g, const std::vector<int>& values) {
 
 std::string placement_json(const Graph& g, const Placement& p,
                            std::span<const KernelSet* const> sets) {
-  auto set_name = [&](int s) { return s >= 0 ? quoted(sets[s]->name) : std::string("null"); };
+  auto set_name = [&](int s) { return s >= 0 ? json_string(sets[s]->name) : std::string("null"); };
   std::string out = "{\n  \"nodes\": [";
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const Node& n = g.nodes.at(i);
     const NodePlacement& np = p.nodes[i];
     out += std::string(i ? "," : "") + "\n    {\"index\": " + std::to_string(i) +
-           ", \"name\": " + quoted(n.name) +
-           ", \"op\": " + quoted((n.domain.empty() ? "" : n.domain + ".") + n.op) +
+           ", \"name\": " + json_string(n.name) +
+           ", \"op\": " + json_string((n.domain.empty() ? "" : n.domain + ".") + n.op) +
            ", \"opset\": " + std::to_string(n.opset) + ", \"set\": " + set_name(np.set) +
            ", \"device\": " +
-           (np.set >= 0 ? quoted(to_string(sets[np.set]->device)) : std::string("null")) +
+           (np.set >= 0 ? json_string(to_string(sets[np.set]->device)) : std::string("null")) +
            ", \"subgraph\": " + std::to_string(np.subgraph) + ", \"refusals\": [";
     for (size_t r = 0; r < np.refusals.size(); ++r)
       out += std::string(r ? ", " : "") + "{\"set\": " + set_name(np.refusals[r].set) +
-             ", \"reason\": " + quoted(np.refusals[r].reason) + "}";
+             ", \"reason\": " + json_string(np.refusals[r].reason) + "}";
     out += "]}";
   }
   out += "\n  ],\n  \"subgraphs\": [";
@@ -58,18 +39,19 @@ std::string placement_json(const Graph& g, const Placement& p,
     const Subgraph& sg = p.subgraphs[k];
     out += std::string(k ? "," : "") + "\n    {\"index\": " + std::to_string(k) +
            ", \"set\": " + set_name(sg.set) +
-           ", \"device\": " + quoted(to_string(sets[sg.set]->device)) + ", \"nodes\": [";
+           ", \"device\": " + json_string(to_string(sets[sg.set]->device)) + ", \"nodes\": [";
     for (size_t i = 0; i < sg.nodes.size(); ++i)
-      out += (i ? ", " : "") + quoted(g.nodes.at(sg.nodes[i]).name);
+      out += (i ? ", " : "") + json_string(g.nodes.at(sg.nodes[i]).name);
     out += "], \"inputs\": " + value_names(g, sg.inputs) +
            ", \"outputs\": " + value_names(g, sg.outputs) + "}";
   }
   out += "\n  ],\n  \"transfers\": [";
   for (size_t t = 0; t < p.transfers.size(); ++t) {
     const Transfer& tr = p.transfers[t];
-    out += std::string(t ? "," : "") + "\n    {\"value\": " + quoted(g.values.at(tr.value).name) +
-           ", \"from\": " + quoted(to_string(tr.from)) + ", \"to\": " + quoted(to_string(tr.to)) +
-           "}";
+    out += std::string(t ? "," : "") +
+           "\n    {\"value\": " + json_string(g.values.at(tr.value).name) +
+           ", \"from\": " + json_string(to_string(tr.from)) +
+           ", \"to\": " + json_string(to_string(tr.to)) + "}";
   }
   return out + "\n  ]\n}\n";
 }

@@ -106,6 +106,8 @@ std::vector<OwnedTensor> ExecutableImpl::run_in(std::span<const TensorRef> input
 std::vector<OwnedTensor> ExecutableImpl::run(std::span<const TensorRef> inputs,
                                              std::span<const int> outputs,
                                              std::span<const TensorRef> caller_outputs) const {
+  // Nested bodies run on this thread, so they use this pool too.
+  ScopedPool scope(c_.pool.get());
   return run_in(inputs, nullptr, outputs, caller_outputs);
 }
 

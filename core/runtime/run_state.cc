@@ -27,6 +27,7 @@ RunState::RunState(const ExecutableImpl& exe, RunState* parent, std::span<const 
   const Graph& g = *c.graph;
   held_.resize(c.plan_template.size());
   recorded_.resize(c.plan_template.size());
+  donated_.assign(c.plan_template.size(), false);
   first_request_.assign(g.values.size(), -1);
   for (size_t k = 0; k < outputs.size(); ++k) {
     const int v = g.outputs[outputs[k]];
@@ -132,7 +133,7 @@ TensorRef& RunState::place(int value, const Dims& shape, Device device) {
   if (plan_) {
     const Slot& slot = plan_->plan.slots[value];
     if (slot.kind == SlotKind::kArena && bytes <= slot.bytes &&
-        plan_->plan.arenas[slot.arena].device == device) {
+        plan_->plan.arenas[slot.arena].device == device && may_take_slot(value, desc)) {
       h = {{desc, arena_address(slot), device}, true, nullptr, 0, true};
       return h.ref;
     }
@@ -140,6 +141,19 @@ TensorRef& RunState::place(int value, const Dims& shape, Device device) {
   auto s = allocate(device, bytes);
   h = {{desc, s->data(), device}, true, s, bytes, false};
   return h.ref;
+}
+
+bool RunState::may_take_slot(int value, const TensorDesc& desc) {
+  for (const auto& [out, in] : plan_->plan.in_place) {
+    if (out != value) continue;
+    const Held& src = held_[in];
+    // The input's memory is only shared when the input really lives in the slot (it may have
+    // been allocated elsewhere this run) and the kernel sees the very same view in both.
+    if (!src.bound || !src.in_arena) continue;
+    if (src.ref.desc != desc) return false;
+    donated_[in] = true;
+  }
+  return true;
 }
 
 TensorRef& RunState::produce(int value, const Dims& shape, Device device) {
@@ -258,7 +272,10 @@ void RunState::release(Held& h, const Slot* slot) {
 }
 
 void RunState::release_step(int step) {
-  for (int p : c.dying[step]) release(held_[p], plan_ ? &plan_->plan.slots[p] : nullptr);
+  for (int p : c.dying[step]) {
+    release(held_[p], plan_ && !donated_[p] ? &plan_->plan.slots[p] : nullptr);
+    donated_[p] = false;
+  }
 }
 
 std::vector<OwnedTensor> RunState::take_outputs() {

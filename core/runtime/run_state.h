@@ -64,6 +64,9 @@ class RunState {
 
  private:
   TensorRef& place(int value, const Dims& shape, Device device);
+  // Whether `value` may use its arena slot now: false when the plan put it in place of an
+  // input that the kernel reads with another description (then it is allocated instead).
+  bool may_take_slot(int value, const TensorDesc& desc);
   std::shared_ptr<Storage> allocate(Device d, size_t bytes);
   void count(size_t bytes);
   void release(Held& h, const Slot* slot);
@@ -88,6 +91,8 @@ class RunState {
   std::shared_ptr<const ShapePlan> plan_;
   std::vector<std::shared_ptr<Storage>> arenas_;  // per plan arena
   std::vector<std::optional<size_t>> recorded_;   // per plan entry, while recording
+  // Per plan entry: an in-place output took its memory, so its release must not poison it.
+  std::vector<bool> donated_;
   size_t working_ = 0;
 };
 

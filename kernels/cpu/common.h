@@ -1,6 +1,6 @@
-// Helpers shared by the CPU kernel families: reading a node's attributes and constant inputs,
-// turning TensorRefs into engine operands, and a Kernel made from a function, so each family
-// file holds only its ONNX semantics.
+// Helpers shared by the CPU kernel families: the node readers of core/onnx/node.h brought into
+// this namespace, CPU engine checks, TensorRefs as engine operands, and a Kernel made from a
+// function, so each family file holds only its ONNX semantics.
 #pragma once
 
 #include <functional>
@@ -11,11 +11,12 @@
 
 #include "core/engine/engine.h"
 #include "core/graph/graph.h"
+#include "core/onnx/node.h"
 #include "core/runtime/kernel.h"
 
 namespace geon::cpu {
 
-using Reason = std::optional<std::string>;
+using Reason = onnx::Reason;
 
 // A kernel whose compute is a stored function (the function captures what create() decided).
 class FnKernel : public Kernel {
@@ -31,23 +32,20 @@ inline std::unique_ptr<Kernel> make_kernel(FnKernel::Fn fn) {
   return std::make_unique<FnKernel>(std::move(fn));
 }
 
-// Attribute values with ONNX defaults.
-int64_t attr_int(const Node& n, std::string_view name, int64_t dflt);
-float attr_float(const Node& n, std::string_view name, float dflt);
-std::string attr_string(const Node& n, std::string_view name, std::string dflt);
-std::optional<std::vector<int64_t>> attr_ints(const Node& n, std::string_view name);
+// The node readers every kernel set shares (attributes with ONNX defaults, given inputs, their
+// dtypes, constant integer inputs, the engine dtype rule), by their unqualified names.
+using onnx::attr_float;
+using onnx::attr_int;
+using onnx::attr_ints;
+using onnx::attr_string;
+using onnx::constant_ints;
+using onnx::engine_dtype_reason;
+using onnx::has_input;
+using onnx::input_dtype;
+using onnx::output_dtype;
 
-// Whether input i is given (present and not an omitted optional).
-bool has_input(const Node& n, int i);
-DType input_dtype(const Graph& g, const Node& n, int i);
-DType output_dtype(const Graph& g, const Node& n, int i);
-
-// The contents of a constant integer input, or nullopt when it is not a constant.
-std::optional<std::vector<int64_t>> constant_ints(const Graph& g, const Node& n, int i);
 // A reason unless input i is absent or a constant (parameter inputs such as shape and axes).
 Reason require_constant(const Graph& g, const Node& n, int i, std::string_view what);
-// A reason unless the engine computes in dtype t (string and complex are refused).
-Reason check_engine_dtype(DType t, std::string_view what);
 // A reason unless the engine op `op` exists for the compute type of t.
 Reason check_engine_op(std::string_view op, DType t);
 

@@ -6,28 +6,15 @@
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
+#include "core/onnx/cast.h"
 #include "kernels/cpu/generic_ops.h"
 
 namespace geon::cpu {
 namespace {
 
 Reason check_io(const Graph& g, const Node& n) {
-  if (Reason r = check_engine_dtype(input_dtype(g, n, 0), "the input")) return r;
-  return check_engine_dtype(output_dtype(g, n, 0), "the output");
-}
-
-Reason cast_options(const Node& n, EngineOptions& opt) {
-  opt.cast.saturate = attr_int(n, "saturate", 1) != 0;
-  const std::string mode = attr_string(n, "round_mode", "up");
-  if (mode == "up")
-    opt.cast.e8m0_round = E8M0Round::kUp;
-  else if (mode == "down")
-    opt.cast.e8m0_round = E8M0Round::kDown;
-  else if (mode == "nearest")
-    opt.cast.e8m0_round = E8M0Round::kNearest;
-  else
-    return "Cast round_mode '" + mode + "' is unknown";
-  return std::nullopt;
+  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the input")) return r;
+  return engine_dtype_reason(output_dtype(g, n, 0), "the output");
 }
 
 std::unique_ptr<Kernel> assign_kernel(EngineOptions opt) {
@@ -59,11 +46,11 @@ std::unique_ptr<Kernel> create_identity(const Graph&, const Node&) { return assi
 Reason supports_cast(const Graph& g, const Node& n) {
   if (Reason r = check_io(g, n)) return r;
   EngineOptions opt;
-  return cast_options(n, opt);
+  return onnx::cast_options(n, opt.cast);
 }
 std::unique_ptr<Kernel> create_cast(const Graph&, const Node& n) {
   EngineOptions opt;
-  cast_options(n, opt);
+  onnx::cast_options(n, opt.cast);
   return assign_kernel(opt);
 }
 

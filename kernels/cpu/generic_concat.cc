@@ -9,10 +9,10 @@ namespace geon::cpu {
 Reason supports_concat(const Graph& g, const Node& n) {
   if (!n.attr("axis")) return "Concat needs an axis attribute";
   for (size_t i = 0; i < n.inputs.size(); ++i)
-    if (Reason r = check_engine_dtype(input_dtype(g, n, static_cast<int>(i)),
-                                      "input " + std::to_string(i)))
+    if (Reason r = engine_dtype_reason(input_dtype(g, n, static_cast<int>(i)),
+                                       "input " + std::to_string(i)))
       return r;
-  return check_engine_dtype(output_dtype(g, n, 0), "the output");
+  return engine_dtype_reason(output_dtype(g, n, 0), "the output");
 }
 
 std::unique_ptr<Kernel> create_concat(const Graph&, const Node& n) {

@@ -19,10 +19,10 @@ Reduce reduction_of(std::string_view op) {
 }
 
 Reason check(const Graph& g, const Node& n) {
-  if (Reason r = check_engine_dtype(input_dtype(g, n, 0), "the input")) return r;
+  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the input")) return r;
   if (input_dtype(g, n, 0) == DType::kBool && n.op != "ReduceMax" && n.op != "ReduceMin")
     return n.op + " of bool is not implemented";
-  return check_engine_dtype(output_dtype(g, n, 0), "the output");
+  return engine_dtype_reason(output_dtype(g, n, 0), "the output");
 }
 
 // `axes` is read per run (a constant, or the run's axes tensor when the opset takes an input).

@@ -127,8 +127,8 @@ std::unique_ptr<Kernel> create_size(const Graph&, const Node& n) {
 }
 
 Reason supports_gather(const Graph& g, const Node& n) {
-  if (Reason r = check_engine_dtype(input_dtype(g, n, 0), "the data")) return r;
-  if (Reason r = check_engine_dtype(output_dtype(g, n, 0), "the output")) return r;
+  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the data")) return r;
+  if (Reason r = engine_dtype_reason(output_dtype(g, n, 0), "the output")) return r;
   if (!has_input(n, 1)) return "Gather needs an indices input";
   return check_ints_input(g, n, 1, "the indices");
 }
@@ -176,9 +176,9 @@ Reason supports_constant_of_shape(const Graph& g, const Node& n) {
   if (const Attribute* a = n.attr("value")) {
     if (a->kind != Attribute::Kind::kTensor || !a->t) return "value must be a tensor attribute";
     if (a->t->elements() != 1) return "value must hold exactly one element";
-    if (Reason r = check_engine_dtype(a->t->desc.dtype, "value")) return r;
+    if (Reason r = engine_dtype_reason(a->t->desc.dtype, "value")) return r;
   }
-  if (Reason r = check_engine_dtype(output_dtype(g, n, 0), "the output")) return r;
+  if (Reason r = engine_dtype_reason(output_dtype(g, n, 0), "the output")) return r;
   if (!has_input(n, 0)) return "ConstantOfShape needs a shape input";
   return check_ints_input(g, n, 0, "the shape");
 }
@@ -200,7 +200,7 @@ std::unique_ptr<Kernel> create_constant_of_shape(const Graph& g, const Node& n) 
 
 Reason supports_range(const Graph& g, const Node& n) {
   const DType t = input_dtype(g, n, 0);
-  if (Reason r = check_engine_dtype(t, "start")) return r;
+  if (Reason r = engine_dtype_reason(t, "start")) return r;
   if (t == DType::kBool || is_packed(t)) return "Range of " + std::string(dtype_name(t));
   for (int i = 1; i < 3; ++i)
     if (!has_input(n, i) || input_dtype(g, n, i) != t)

@@ -1,70 +1,18 @@
 // cpu.generic: the one table mapping ONNX ops (and the opset each rule starts at) to kernels
-// on the strided-view engine. Opset-dependent forms (attribute vs. input parameters) are
-// separate rows; the latest row at or below a node's opset applies.
+// on the strided-view engine. The elementwise rows come from core/onnx/elementwise.h (the op
+// list, with each op's first opset, that cuda builds its rows from too); the other rows are
+// listed here. Opset-dependent forms (attribute vs. input parameters) are separate rows; the
+// latest row at or below a node's opset applies.
+#include <vector>
+
+#include "core/onnx/elementwise.h"
 #include "kernels/cpu/generic_ops.h"
 #include "kernels/cpu/kernel_sets.h"
 
 namespace geon::cpu {
 namespace {
 
-const KernelEntry kGeneric[] = {
-    {"", "Abs", 6, supports_elementwise, create_elementwise},
-    {"", "Neg", 6, supports_elementwise, create_elementwise},
-    {"", "Sign", 9, supports_elementwise, create_elementwise},
-    {"", "Relu", 6, supports_elementwise, create_elementwise},
-    {"", "Not", 1, supports_elementwise, create_elementwise},
-    {"", "BitwiseNot", 18, supports_elementwise, create_elementwise},
-    {"", "Exp", 6, supports_elementwise, create_elementwise},
-    {"", "Log", 6, supports_elementwise, create_elementwise},
-    {"", "Sqrt", 6, supports_elementwise, create_elementwise},
-    {"", "Reciprocal", 6, supports_elementwise, create_elementwise},
-    {"", "Sin", 7, supports_elementwise, create_elementwise},
-    {"", "Cos", 7, supports_elementwise, create_elementwise},
-    {"", "Tan", 7, supports_elementwise, create_elementwise},
-    {"", "Asin", 7, supports_elementwise, create_elementwise},
-    {"", "Acos", 7, supports_elementwise, create_elementwise},
-    {"", "Atan", 7, supports_elementwise, create_elementwise},
-    {"", "Sinh", 9, supports_elementwise, create_elementwise},
-    {"", "Cosh", 9, supports_elementwise, create_elementwise},
-    {"", "Asinh", 9, supports_elementwise, create_elementwise},
-    {"", "Acosh", 9, supports_elementwise, create_elementwise},
-    {"", "Atanh", 9, supports_elementwise, create_elementwise},
-    {"", "Tanh", 6, supports_elementwise, create_elementwise},
-    {"", "Erf", 9, supports_elementwise, create_elementwise},
-    {"", "Floor", 6, supports_elementwise, create_elementwise},
-    {"", "Ceil", 6, supports_elementwise, create_elementwise},
-    {"", "Round", 11, supports_elementwise, create_elementwise},
-    {"", "Sigmoid", 6, supports_elementwise, create_elementwise},
-    {"", "Softplus", 1, supports_elementwise, create_elementwise},
-    {"", "Softsign", 1, supports_elementwise, create_elementwise},
-    {"", "IsNaN", 9, supports_elementwise, create_elementwise},
-    {"", "IsInf", 10, supports_elementwise, create_elementwise},
-    {"", "LeakyRelu", 6, supports_elementwise, create_elementwise},
-    {"", "Elu", 6, supports_elementwise, create_elementwise},
-    {"", "Add", 7, supports_elementwise, create_elementwise},
-    {"", "Sub", 7, supports_elementwise, create_elementwise},
-    {"", "Mul", 7, supports_elementwise, create_elementwise},
-    {"", "Div", 7, supports_elementwise, create_elementwise},
-    {"", "Pow", 7, supports_elementwise, create_elementwise},
-    {"", "Mod", 10, supports_elementwise, create_elementwise},
-    {"", "PRelu", 7, supports_elementwise, create_elementwise},
-    {"", "Equal", 7, supports_elementwise, create_elementwise},
-    {"", "Less", 7, supports_elementwise, create_elementwise},
-    {"", "LessOrEqual", 12, supports_elementwise, create_elementwise},
-    {"", "Greater", 7, supports_elementwise, create_elementwise},
-    {"", "GreaterOrEqual", 12, supports_elementwise, create_elementwise},
-    {"", "And", 7, supports_elementwise, create_elementwise},
-    {"", "Or", 7, supports_elementwise, create_elementwise},
-    {"", "Xor", 7, supports_elementwise, create_elementwise},
-    {"", "BitwiseAnd", 18, supports_elementwise, create_elementwise},
-    {"", "BitwiseOr", 18, supports_elementwise, create_elementwise},
-    {"", "BitwiseXor", 18, supports_elementwise, create_elementwise},
-    {"", "BitShift", 11, supports_elementwise, create_elementwise},
-    {"", "Sum", 6, supports_elementwise, create_elementwise},
-    {"", "Mean", 6, supports_elementwise, create_elementwise},
-    {"", "Max", 6, supports_elementwise, create_elementwise},
-    {"", "Min", 6, supports_elementwise, create_elementwise},
-    {"", "Where", 9, supports_elementwise, create_elementwise},
+const KernelEntry kOther[] = {
     {"", "Identity", 1, supports_identity, create_identity},
     {"", "Cast", 6, supports_cast, create_cast},
     {"", "CastLike", 15, supports_cast_like, create_cast_like},
@@ -102,7 +50,9 @@ const KernelEntry kGeneric[] = {
 }  // namespace
 
 const KernelSet& generic_kernels() {
-  static const KernelSet set{"cpu.generic", Device{DeviceKind::kHost, 0}, kGeneric};
+  static const std::vector<KernelEntry> entries =
+      onnx::with_elementwise_rows(supports_elementwise, create_elementwise, kOther);
+  static const KernelSet set{"cpu.generic", Device{DeviceKind::kHost, 0}, entries};
   return set;
 }
 

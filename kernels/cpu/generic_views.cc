@@ -14,8 +14,8 @@ namespace {
 using Ints = std::vector<int64_t>;
 
 Reason check_io(const Graph& g, const Node& n) {
-  if (Reason r = check_engine_dtype(input_dtype(g, n, 0), "the input")) return r;
-  return check_engine_dtype(output_dtype(g, n, 0), "the output");
+  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the input")) return r;
+  return engine_dtype_reason(output_dtype(g, n, 0), "the output");
 }
 
 // The data's dtypes, and integer parameter inputs [first, last] (constant or not).

@@ -9,24 +9,11 @@
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
+#include "core/onnx/cast.h"
 #include "kernels/cuda/set_ops.h"
 
 namespace geon::cuda {
 namespace {
-
-Reason cast_options(const Node& n, CastOptions& cast) {
-  cast.saturate = onnx::attr_int(n, "saturate", 1) != 0;
-  const std::string mode = onnx::attr_string(n, "round_mode", "up");
-  if (mode == "up")
-    cast.e8m0_round = E8M0Round::kUp;
-  else if (mode == "down")
-    cast.e8m0_round = E8M0Round::kDown;
-  else if (mode == "nearest")
-    cast.e8m0_round = E8M0Round::kNearest;
-  else
-    return "Cast round_mode '" + mode + "' is unknown";
-  return std::nullopt;
-}
 
 std::unique_ptr<Kernel> assign_kernel(const Node& n, CastOptions cast) {
   return make_device_kernel(n, [cast](KernelContext& ctx, const Options& base) {
@@ -83,11 +70,11 @@ std::unique_ptr<Kernel> create_identity(const Graph&, const Node& n) {
 Reason supports_cast(const Graph& g, const Node& n) {
   if (Reason r = check_device_io(g, n)) return r;
   CastOptions cast;
-  return cast_options(n, cast);
+  return onnx::cast_options(n, cast);
 }
 std::unique_ptr<Kernel> create_cast(const Graph&, const Node& n) {
   CastOptions cast;
-  cast_options(n, cast);
+  onnx::cast_options(n, cast);
   return assign_kernel(n, cast);
 }
 

@@ -32,18 +32,11 @@ const KernelEntry kOther[] = {
     {"", "ReduceProd", 18, supports_reduce_input, create_reduce_input},
 };
 
-std::vector<KernelEntry> all_entries() {
-  std::vector<KernelEntry> rows;
-  for (const onnx::ElementwiseOp& e : onnx::elementwise_ops())
-    rows.push_back({"", e.onnx, e.since, supports_elementwise, create_elementwise});
-  rows.insert(rows.end(), std::begin(kOther), std::end(kOther));
-  return rows;
-}
-
 }  // namespace
 
 const KernelSet& kernel_set() {
-  static const std::vector<KernelEntry> entries = all_entries();
+  static const std::vector<KernelEntry> entries =
+      onnx::with_elementwise_rows(supports_elementwise, create_elementwise, kOther);
   static const KernelSet set = [] {
     install_device_copy();
     // The executor finds device memory through core's registry; the pool registers itself

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "provider/src/json.h"
+#include "core/base/json.h"
 #include "provider/src/report.h"
 #include "provider/src/session.h"
 #include "provider/src/status.h"

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <new>
 
+#include "core/base/json.h"
 #include "core/runtime/partition.h"
-#include "provider/src/json.h"
 #include "provider/src/session.h"
 #include "provider/src/status.h"
 

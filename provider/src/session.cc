@@ -84,6 +84,7 @@ std::unique_ptr<GeonSession> make_session(std::shared_ptr<Graph> g, const Provid
   eo.poison_freed = o.poison_freed;
   eo.profile = o.profiling;
   eo.arena_limit_bytes = o.arena_limit_bytes;
+  eo.threads = o.intra_op_threads;
   s->exe = Executable::compile(g, s->devices.sets, eo);
   s->graph = std::move(g);
 

@@ -151,6 +151,21 @@ TEST(ProviderSession, OptimizationLevelZeroGivesTheSameResults) {
   expect_close(s.run({{feed("X", x, {2, 4})}})[0].as<float>(), mlp_reference(x, 2));
 }
 
+TEST(ProviderSession, IntraOpThreadsGiveTheSameResults) {
+  const std::vector<float> x = mlp_input(64, 5);
+  api::Session by_default(library(), model_path("mlp.onnx"));
+  const std::vector<api::Tensor> first = by_default.run({{feed("X", x, {64, 4})}});
+  const std::span<const float> want = first[0].as<float>();
+  expect_close(want, mlp_reference(x, 64));
+  for (const char* threads : {"1", "3"}) {
+    api::Options o(library());
+    o.set("intra_op_threads", threads);
+    api::Session s(library(), model_path("mlp.onnx"), &o);
+    for (int run = 0; run < 2; ++run)  // the session's threads sleep between runs
+      expect_close(s.run({{feed("X", x, {64, 4})}})[0].as<float>(), want);
+  }
+}
+
 TEST(ProviderSession, GraphDumpListsNodesAndValues) {
   api::Session s(library(), model_path("mlp.onnx"));
   const std::string dump = s.graph_dump();

@@ -79,12 +79,9 @@ NOT_INCLUDED = {
     r"test_reduce_sum_square_(?!.*expanded)\w+": "ReduceSumSquare has no kernel (its expanded form runs)",
 }
 
-# Included tests that fail from a geon bug (reported to the lead), run as expected failures.
-KNOWN_BUGS = {
-    # ONNX: y = min(max(x, min), max), so min > max gives max everywhere; geon's Clip gives min
-    # where x < min (kernels/cpu/generic_cast_clip.cc).
-    "test_clip_min_greater_than_max": "Clip with min > max",
-}
+# Included tests that fail from a known geon bug, run as expected failures so that a fix shows
+# up as an unexpected success. Empty: the one listed so far (Clip with min > max) is fixed.
+KNOWN_BUGS = {}
 
 
 def _included(stem):

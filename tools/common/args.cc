@@ -44,4 +44,20 @@ std::pair<std::string, std::string> split_assignment(const std::string& text,
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
+const std::string& positional(const std::string& arg) {
+  if (!arg.empty() && arg[0] == '-') throw ToolError("unknown option " + arg + " (see --help)");
+  return arg;
+}
+
+void set_model(std::string& model, const std::string& arg) {
+  positional(arg);
+  if (!model.empty())
+    throw ToolError("more than one model given: '" + model + "' and '" + arg + "'");
+  model = arg;
+}
+
+void require_model(const std::string& model) {
+  if (model.empty()) throw ToolError("no model given (see --help)");
+}
+
 }  // namespace geon::tools

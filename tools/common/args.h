@@ -28,4 +28,12 @@ double parse_double(const std::string& text, const std::string& flag, double min
 std::pair<std::string, std::string> split_assignment(const std::string& text,
                                                      const std::string& flag);
 
+// An argument no flag took: a ToolError when it looks like a flag (an unknown option), else
+// the positional argument itself.
+const std::string& positional(const std::string& arg);
+// Stores the one MODEL a tool takes from `arg` (checked by positional()); a second is an error.
+void set_model(std::string& model, const std::string& arg);
+// A ToolError unless set_model() stored a model.
+void require_model(const std::string& model);
+
 }  // namespace geon::tools

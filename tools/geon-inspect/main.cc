@@ -3,16 +3,20 @@
 #include <iostream>
 
 #include "geon/geon.hpp"
-#include "tools/common/args.h"
+#include "tools/common/command_line.h"
 #include "tools/common/host_tensor.h"
 #include "tools/common/provider_path.h"
+#include "tools/common/tool_main.h"
 
 namespace geon::tools {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: geon-inspect MODEL [--devices LIST] [--provider PATH]\n"
-    "Prints the model's inputs and outputs, the imported graph and the placement report.\n";
+const std::string kUsage =
+    std::string(
+        "usage: geon-inspect MODEL [options]\n"
+        "Prints the model's inputs and outputs, the imported graph and the placement "
+        "report.\n") +
+    kProviderArgsUsage;
 
 std::string dims_string(const geon::api::ValueInfo& v) {
   if (v.rank < 0) return "[?]";
@@ -26,29 +30,13 @@ std::string dims_string(const geon::api::ValueInfo& v) {
 }
 
 int inspect_main(int argc, char** argv) {
-  std::string model, devices, provider;
-  ArgCursor args(argc, argv);
-  while (args.more()) {
-    const std::string arg = args.next();
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--devices") {
-      devices = args.value(arg);
-    } else if (arg == "--provider") {
-      provider = args.value(arg);
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw ToolError("unknown option " + arg + " (see --help)");
-    } else if (model.empty()) {
-      model = arg;
-    } else {
-      throw ToolError("more than one model given: '" + model + "' and '" + arg + "'");
-    }
-  }
-  if (model.empty()) throw ToolError("no model given (see --help)");
-  const geon::api::Library lib(provider_path(provider));
-  geon::api::Options options(lib);
-  if (!devices.empty()) options.set("devices", devices);
+  std::string model;
+  ProviderArgs reach;
+  const auto take = [&model](const std::string& arg, ArgCursor&) { set_model(model, arg); };
+  if (!walk_command_line(argc, argv, kUsage, reach, take)) return 0;
+  require_model(model);
+  const geon::api::Library lib(provider_path(reach.provider));
+  const geon::api::Options options = provider_options(lib, reach);
   const geon::api::Session session(lib, model, &options);
   std::cout << "== model " << model << " (provider " << lib.version() << ")\n";
   for (const auto& v : session.inputs())
@@ -66,11 +54,5 @@ int inspect_main(int argc, char** argv) {
 }  // namespace geon::tools
 
 int main(int argc, char** argv) {
-  try {
-    return geon::tools::inspect_main(argc, argv);
-  } catch (const std::exception& e) {
-    std::cout.flush();  // stdout first, so the error comes after what was printed
-    std::cerr << "geon-inspect: error: " << e.what() << "\n";
-  }
-  return 1;
+  return geon::tools::tool_main("geon-inspect", argc, argv, geon::tools::inspect_main, 1);
 }

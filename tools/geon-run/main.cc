@@ -10,6 +10,7 @@
 #include "tools/common/provider_path.h"
 #include "tools/common/summary.h"
 #include "tools/common/tensor_file.h"
+#include "tools/common/tool_main.h"
 #include "tools/geon-run/inputs.h"
 #include "tools/geon-run/run_args.h"
 
@@ -39,18 +40,14 @@ LatencyStats time_runs(const geon::api::Session& session, const std::vector<geon
 }
 
 int run_main(int argc, char** argv) {
-  bool help = false;
-  const RunArgs args = parse_run_args(argc, argv, help);
-  if (help) {
-    std::cout << kRunUsage;
-    return 0;
-  }
+  const std::optional<RunArgs> parsed = parse_run_args(argc, argv);
+  if (!parsed) return 0;  // --help
+  const RunArgs& args = *parsed;
   const std::string lib_path = provider_path(args.provider);
   geon::api::Library lib(lib_path);
   std::cout << "provider: " << lib_path << " (" << lib.version() << ")\n";
 
-  geon::api::Options options(lib);
-  if (!args.devices.empty()) options.set("devices", args.devices);
+  geon::api::Options options = provider_options(lib, args);
   if (args.threads >= 0) options.set("intra_op_threads", std::to_string(args.threads));
   if (args.strict) options.set("strict", "1");
   if (!args.profile_path.empty()) options.set("profiling", "1");
@@ -103,11 +100,5 @@ int run_main(int argc, char** argv) {
 }  // namespace geon::tools
 
 int main(int argc, char** argv) {
-  try {
-    return geon::tools::run_main(argc, argv);
-  } catch (const std::exception& e) {
-    std::cout.flush();  // stdout first, so the error comes after what was printed
-    std::cerr << "geon-run: error: " << e.what() << "\n";
-  }
-  return 1;
+  return geon::tools::tool_main("geon-run", argc, argv, geon::tools::run_main, 1);
 }

@@ -1,18 +1,18 @@
 #include "tools/geon-run/run_args.h"
 
-#include "tools/common/args.h"
+#include "tools/common/command_line.h"
 #include "tools/common/host_tensor.h"
 
 namespace geon::tools {
 
-const char* const kRunUsage =
+namespace {
+constexpr const char* kRunOwnUsage =
     "usage: geon-run MODEL [options]\n"
     "Runs an ONNX model through libgeon_provider.so and prints each output; in perf mode\n"
     "also latency percentiles and throughput.\n"
     "  --input NAME=FILE      feed an input from FILE.npy or FILE.pb (TensorProto); repeatable.\n"
     "                         Inputs not given are random (seeded).\n"
     "  --dim SYMBOL=N         length of a symbolic dimension for random inputs (default 1)\n"
-    "  --devices LIST         kernel sets in priority order, e.g. cpu.dnnl,cpu.generic\n"
     "  --threads N            engine threads (0 = one per hardware thread)\n"
     "  --strict               fail when a node cannot run on the first device\n"
     "  --seed N               seed of the random inputs (default 0)\n"
@@ -22,26 +22,19 @@ const char* const kRunUsage =
     "  --duration SECONDS     time runs for this long instead of --repeat\n"
     "  --report FILE.json     write the placement report\n"
     "  --profile FILE.json    record and write a Chrome-trace profile of every run\n"
-    "  --save-outputs DIR     write each output to DIR/NAME.npy\n"
-    "  --provider PATH        libgeon_provider.so to load (default: $GEON_PROVIDER, else\n"
-    "                         ../provider/libgeon_provider.so next to this program)\n";
+    "  --save-outputs DIR     write each output to DIR/NAME.npy\n";
+const std::string kRunUsage = std::string(kRunOwnUsage) + kProviderArgsUsage;
 
-RunArgs parse_run_args(int argc, char** argv, bool& help) {
+}  // namespace
+
+std::optional<RunArgs> parse_run_args(int argc, char** argv) {
   RunArgs a;
-  help = false;
-  ArgCursor args(argc, argv);
-  while (args.more()) {
-    const std::string arg = args.next();
-    if (arg == "--help" || arg == "-h") {
-      help = true;
-      return a;
-    } else if (arg == "--input") {
+  const auto take = [&a](const std::string& arg, ArgCursor& args) {
+    if (arg == "--input") {
       a.inputs.push_back(split_assignment(args.value(arg), arg));
     } else if (arg == "--dim") {
       const auto [sym, len] = split_assignment(args.value(arg), arg);
       a.dims[sym] = parse_int(len, arg + " " + sym, 0, int64_t{1} << 32);
-    } else if (arg == "--devices") {
-      a.devices = args.value(arg);
     } else if (arg == "--threads") {
       a.threads = parse_int(args.value(arg), arg, 0, 4096);
     } else if (arg == "--strict") {
@@ -62,17 +55,12 @@ RunArgs parse_run_args(int argc, char** argv, bool& help) {
       a.profile_path = args.value(arg);
     } else if (arg == "--save-outputs") {
       a.save_outputs_dir = args.value(arg);
-    } else if (arg == "--provider") {
-      a.provider = args.value(arg);
-    } else if (!arg.empty() && arg[0] == '-') {
-      throw ToolError("unknown option " + arg + " (see --help)");
-    } else if (a.model.empty()) {
-      a.model = arg;
     } else {
-      throw ToolError("more than one model given: '" + a.model + "' and '" + arg + "'");
+      set_model(a.model, arg);
     }
-  }
-  if (a.model.empty()) throw ToolError("no model given (see --help)");
+  };
+  if (!walk_command_line(argc, argv, kRunUsage, a, take)) return std::nullopt;
+  require_model(a.model);
   return a;
 }
 

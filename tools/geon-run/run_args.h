@@ -3,16 +3,18 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "tools/common/provider_args.h"
+
 namespace geon::tools {
 
-struct RunArgs {
+struct RunArgs : ProviderArgs {
   std::string model;
   std::vector<std::pair<std::string, std::string>> inputs;  // name -> .npy / .pb file
   std::map<std::string, int64_t> dims;                      // symbol -> length
-  std::string devices;                                      // "" = the provider's default
   int64_t threads = -1;                                     // -1 = the provider's default
   bool perf = false;
   int64_t warmup = 5;
@@ -23,12 +25,9 @@ struct RunArgs {
   std::string save_outputs_dir;
   bool strict = false;
   uint64_t seed = 0;
-  std::string provider;
 };
 
-extern const char* const kRunUsage;
-
-// ToolError on a bad command line; help = true when --help was asked for.
-RunArgs parse_run_args(int argc, char** argv, bool& help);
+// ToolError on a bad command line; nullopt when --help was asked for (and shown).
+std::optional<RunArgs> parse_run_args(int argc, char** argv);
 
 }  // namespace geon::tools

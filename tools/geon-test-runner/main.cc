@@ -8,6 +8,7 @@
 #include "tools/common/file_bytes.h"
 #include "tools/common/json.h"
 #include "tools/common/provider_path.h"
+#include "tools/common/tool_main.h"
 #include "tools/geon-test-runner/discover.h"
 #include "tools/geon-test-runner/run_test.h"
 #include "tools/geon-test-runner/runner_args.h"
@@ -30,12 +31,9 @@ std::string json_report(const std::vector<TestResult>& results) {
 }
 
 int runner_main(int argc, char** argv) {
-  bool help = false;
-  const RunnerArgs args = parse_runner_args(argc, argv, help);
-  if (help) {
-    std::cout << kRunnerUsage;
-    return 0;
-  }
+  const std::optional<RunnerArgs> parsed = parse_runner_args(argc, argv);
+  if (!parsed) return 0;  // --help
+  const RunnerArgs& args = *parsed;
   const auto tests = discover_tests(args.dirs, args.filter);
   const geon::api::Library lib(provider_path(args.provider));
   std::vector<TestResult> results;
@@ -68,11 +66,5 @@ int runner_main(int argc, char** argv) {
 }  // namespace geon::tools
 
 int main(int argc, char** argv) {
-  try {
-    return geon::tools::runner_main(argc, argv);
-  } catch (const std::exception& e) {
-    std::cout.flush();  // stdout first, so the error comes after what was printed
-    std::cerr << "geon-test-runner: error: " << e.what() << "\n";
-  }
-  return 2;
+  return geon::tools::tool_main("geon-test-runner", argc, argv, geon::tools::runner_main, 2);
 }

@@ -103,8 +103,7 @@ TestResult run_in_process(const geon::api::Library& lib, const TestCase& test,
                           const RunnerArgs& args) {
   TestResult r{test.name, TestStatus::kFail, "", 0};
   try {
-    geon::api::Options options(lib);
-    if (!args.devices.empty()) options.set("devices", args.devices);
+    const geon::api::Options options = provider_options(lib, args);
     const geon::api::Session session(lib, (std::filesystem::path(test.dir) / "model.onnx").string(),
                                      &options);
     const auto inputs = session.inputs();

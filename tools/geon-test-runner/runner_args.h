@@ -1,24 +1,24 @@
 // geon-test-runner's command line.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "tools/common/provider_args.h"
+
 namespace geon::tools {
 
-struct RunnerArgs {
+struct RunnerArgs : ProviderArgs {
   std::vector<std::string> dirs;
   std::string json_path;
-  std::string devices;
   std::string filter;
-  std::string provider;
   bool fail_on_failure = false;
   bool fork_each = true;  // run each test in a child process: a crash or hang fails one test
   double timeout_s = 120;
 };
 
-extern const char* const kRunnerUsage;
-
-RunnerArgs parse_runner_args(int argc, char** argv, bool& help);
+// ToolError on a bad command line; nullopt when --help was asked for (and shown).
+std::optional<RunnerArgs> parse_runner_args(int argc, char** argv);
 
 }  // namespace geon::tools

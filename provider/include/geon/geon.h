@@ -87,9 +87,12 @@ typedef struct GeonApi {
    *                         "cpu.dnnl,cpu.generic" (default), "cuda,cpu.dnnl,cpu.generic";
    *                         "cpu" = "cpu.dnnl,cpu.generic". An unavailable set is skipped,
    *                         and its reason appears in the placement report.
-   *   "intra_op_threads"    engine threads, 0 = one per hardware thread (default 0);
-   *                         validated and reported, but for now every session shares the
-   *                         engine's process-wide pool (sized by GEON_THREADS or the hardware)
+   *   "intra_op_threads"    engine threads of this session, counting the calling thread
+   *                         (default 0 = the process-wide engine pool shared by sessions, one
+   *                         thread per hardware thread or GEON_THREADS); n > 0 gives the
+   *                         session a pool of its own, whose threads sleep between runs;
+   *                         concurrent runs of one session take turns on it. oneDNN kernels
+   *                         (cpu.dnnl) keep oneDNN's own threading
    *   "optimization_level"  0 = none, 1 = constant folding (default 1)
    *   "strict"              "1": session creation fails when a node cannot run on the first
    *                         device of the list, instead of falling back to the next

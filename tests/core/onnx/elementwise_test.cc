@@ -108,3 +108,32 @@ TEST(OnnxElementwise, ExpressionsFuseVariadicInputs) {
 
 }  // namespace
 }  // namespace geon::onnx
+
+namespace geon::onnx {
+namespace {
+
+Reason family_supports(const Graph&, const Node&) { return std::nullopt; }
+std::unique_ptr<Kernel> family_create(const Graph&, const Node&) { return nullptr; }
+Reason other_supports(const Graph&, const Node&) { return "other"; }
+
+TEST(OnnxElementwise, KernelTableRowsFollowTheOpListThenTheSetsOwn) {
+  const KernelEntry others[] = {{"", "Identity", 1, other_supports, family_create},
+                                {"", "Clip", 11, other_supports, family_create}};
+  const std::vector<KernelEntry> rows =
+      with_elementwise_rows(family_supports, family_create, others);
+  const std::span<const ElementwiseOp> ops = elementwise_ops();
+  ASSERT_EQ(rows.size(), ops.size() + 2);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    EXPECT_EQ(rows[i].domain, "");
+    EXPECT_EQ(rows[i].op, ops[i].onnx);
+    EXPECT_EQ(rows[i].since, ops[i].since) << ops[i].onnx;
+    EXPECT_EQ(rows[i].supports, &family_supports) << ops[i].onnx;
+  }
+  EXPECT_EQ(rows[ops.size()].op, "Identity");
+  EXPECT_EQ(rows[ops.size() + 1].op, "Clip");
+  EXPECT_EQ(rows[ops.size() + 1].since, 11);
+  EXPECT_EQ(rows[ops.size() + 1].supports, &other_supports);
+}
+
+}  // namespace
+}  // namespace geon::onnx

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <new>
 
+#include "core/engine/thread_pool.h"
+
 namespace geon::testing {
 namespace {
 
@@ -112,6 +114,28 @@ void grow(KernelContext& ctx) {
   TensorRef& y = ctx.output(0, Dims{n});
   for (int64_t i = 0; i < n; ++i) out<float>(y)[i] = static_cast<float>(n);
 }
+void neg(KernelContext& ctx) {
+  const TensorRef& x = ctx.input(0);
+  TensorRef& y = ctx.output(0, x.desc.shape);
+  for (int64_t i = 0; i < element_count(x.desc); ++i) out<float>(y)[i] = -in<float>(x)[i];
+}
+void sub(KernelContext& ctx) {
+  binary(ctx, [](auto x, auto y) { return x - y; });
+}
+// Reverse: the elements in reverse order, the dims too. Claims in place (wrongly: it reads
+// element n-1-i for element i), so a run that shared memory with it would show.
+void reverse(KernelContext& ctx) {
+  const TensorRef& x = ctx.input(0);
+  const Dims shape(x.desc.shape.rbegin(), x.desc.shape.rend());
+  TensorRef& y = ctx.output(0, shape);
+  const int64_t n = element_count(x.desc);
+  for (int64_t i = 0; i < n; ++i) out<float>(y)[i] = in<float>(x)[n - 1 - i];
+}
+// PoolSize: one float, the size of the engine pool a kernel calling the engine would use.
+void pool_size(KernelContext& ctx) {
+  TensorRef& y = ctx.output(0, Dims{1});
+  out<float>(y)[0] = static_cast<float>(default_thread_pool().size());
+}
 void failing(KernelContext&) { fail(ErrorCode::kOutOfRange, "boom"); }
 // Fills its output, asked for with the planned shape, with ones.
 void planned(KernelContext& ctx) {
@@ -123,7 +147,9 @@ using Fn = void (*)(KernelContext&);
 
 class FnKernel final : public Kernel {
  public:
-  FnKernel(Fn f, Device d) : f_(f), device_(d) {}
+  FnKernel(Fn f, Device d, std::span<const int> in_place = {})
+      : f_(f), device_(d), in_place_(in_place) {}
+  std::span<const int> in_place_inputs() const override { return in_place_; }
   void compute(KernelContext& ctx) const override {
     for (int i = 0; i < ctx.num_inputs(); ++i)
       if (ctx.input(i).present() && ctx.input(i).device != device_)
@@ -136,7 +162,11 @@ class FnKernel final : public Kernel {
  private:
   Fn f_;
   Device device_;
+  std::span<const int> in_place_;
 };
+
+constexpr int kFirst[] = {0};
+constexpr int kBoth[] = {0, 1};
 
 template <Fn F>
 std::unique_ptr<Kernel> on_host(const Graph&, const Node&) {
@@ -145,6 +175,14 @@ std::unique_ptr<Kernel> on_host(const Graph&, const Node&) {
 template <Fn F>
 std::unique_ptr<Kernel> on_dev(const Graph&, const Node&) {
   return std::make_unique<FnKernel>(F, kDev);
+}
+template <Fn F, const auto& InPlace>
+std::unique_ptr<Kernel> in_place_on(const Graph&, const Node&) {
+  return std::make_unique<FnKernel>(F, Device{}, InPlace);
+}
+template <Fn F, const auto& InPlace>
+std::unique_ptr<Kernel> in_place_on_dev(const Graph&, const Node&) {
+  return std::make_unique<FnKernel>(F, kDev, InPlace);
 }
 
 std::optional<std::string> any(const Graph&, const Node&) { return std::nullopt; }
@@ -155,17 +193,27 @@ std::optional<std::string> floats_only(const Graph& g, const Node& n) {
 }
 
 constexpr KernelEntry kHostEntries[] = {
-    {"", "Add", 7, any, on_host<add>},         {"", "Mul", 7, any, on_host<mul>},
-    {"", "Relu", 6, any, on_host<relu>},       {"", "MatMul", 1, any, on_host<matmul>},
-    {"", "Less", 9, any, on_host<less>},       {"", "Identity", 1, any, on_host<identity>},
-    {"", "Grow", 1, any, on_host<grow>},       {"", "Fail", 1, any, on_host<failing>},
+    {"", "Add", 7, any, on_host<add>},
+    {"", "Mul", 7, any, on_host<mul>},
+    {"", "Relu", 6, any, on_host<relu>},
+    {"", "MatMul", 1, any, on_host<matmul>},
+    {"", "Less", 9, any, on_host<less>},
+    {"", "Identity", 1, any, on_host<identity>},
+    {"", "Grow", 1, any, on_host<grow>},
+    {"", "Fail", 1, any, on_host<failing>},
     {"", "Planned", 1, any, on_host<planned>},
+    {"", "Neg", 6, any, in_place_on<neg, kFirst>},
+    {"", "Sub", 7, any, in_place_on<sub, kBoth>},
+    {"", "Reverse", 1, any, in_place_on<reverse, kFirst>},
+    {"", "PoolSize", 1, any, on_host<pool_size>},
 };
 constexpr KernelEntry kDevEntries[] = {
     {"", "Add", 7, floats_only, on_dev<add>},
     {"", "Mul", 7, floats_only, on_dev<mul>},
     {"", "Relu", 6, floats_only, on_dev<relu>},
     {"", "MatMul", 1, floats_only, on_dev<matmul>},
+    {"", "Neg", 6, floats_only, in_place_on_dev<neg, kFirst>},
+    {"", "Sub", 7, floats_only, in_place_on_dev<sub, kBoth>},
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Fakes for the executor tests: a graph builder with shaped values, naive kernels (Add, Mul,
-// Relu, MatMul, Less, Identity, a data-dependent Grow, a failing op, a planned-shape op) in a
-// host set "test.host" and a device set "test.dev" on cuda:0 whose memory is really host
-// memory (its allocator and copy are registered here), so transfers run without a GPU.
+// Relu, MatMul, Less, Identity, a data-dependent Grow, a failing op, a planned-shape op; Neg,
+// Sub, Reverse allowing in-place outputs; PoolSize reporting the engine pool) in a host set
+// "test.host" and a device set "test.dev" on cuda:0 whose memory is really host memory (its
+// allocator and copy are registered here), so transfers run without a GPU.
 #pragma once
 
 #include <atomic>
@@ -170,8 +171,8 @@ std::vector<T> values_of(const OwnedTensor& t) {
   return out;
 }
 
-// The fake sets. "test.dev" takes float Add, Mul, Relu and MatMul only; "test.host" takes
-// every op above. Kernels fail when an input is not on their set's device.
+// The fake sets. "test.dev" takes float Add, Mul, Relu, MatMul, Neg and Sub only; "test.host"
+// takes every op above. Kernels fail when an input is not on their set's device.
 const KernelSet& host_set();
 const KernelSet& dev_set();
 // Copies and allocations made through the fake device's registrations, since start.

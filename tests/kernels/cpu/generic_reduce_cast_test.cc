@@ -103,6 +103,15 @@ TEST(CpuGenericClip, AttributeAndInputForms) {
   expect_values(ints_lo.run(gen())[0], {4}, [&](int64_t i) { return std::max(xi.at(i), 1.0); });
 }
 
+// ONNX defines Clip as min(max(x, lo), hi), so bounds that cross give hi everywhere.
+TEST(CpuGenericClip, CrossedBoundsGiveTheUpperBoundEverywhere) {
+  const Host x = Host::of(DType::kFloat, {4}, {-3, 0.5, 1.5, 4});
+  NodeGraph crossed("Clip", 13);
+  crossed.in(x).in(Host::of(DType::kFloat, {}, {2})).in(Host::of(DType::kFloat, {}, {1}));
+  crossed.out(DType::kFloat, {4});
+  expect_values(crossed.run(gen())[0], {4}, [](int64_t) { return 1.0; });
+}
+
 TEST(CpuGenericCast, ConvertsAndSaturates) {
   const Host x = Host::of(DType::kFloat, {4}, {1.7, -2.2, 1e6, 3.0});
   NodeGraph to_int("Cast", 13);

@@ -1,14 +1,15 @@
-// JSON text helpers for the reports the provider writes by hand (the shapes are small and
-// fixed, so no JSON library is needed).
+// Writing JSON by hand: the reports geon emits (placement, profile, provider report) have small
+// fixed shapes, so string literals are the one part that needs care and lives here once.
 #pragma once
 
 #include <cstdio>
 #include <string>
 #include <string_view>
 
-namespace geon::provider {
+namespace geon {
 
-// s as a JSON string literal, quotes included.
+// s as a JSON string literal, quotes included: '"' and '\' escaped, control characters as
+// \u00XX; other bytes (UTF-8 included) pass through unchanged.
 inline std::string json_string(std::string_view s) {
   std::string out = "\"";
   for (char ch : s) {
@@ -27,4 +28,4 @@ inline std::string json_string(std::string_view s) {
   return out + "\"";
 }
 
-}  // namespace geon::provider
+}  // namespace geon
