@@ -31,5 +31,9 @@ class Error : public std::runtime_error {
 inline void require(bool ok, const std::string& what) {
   if (!ok) fail(ErrorCode::kInvalidArgument, what);
 }
+// A literal message costs nothing unless the check fails (no std::string is built per call).
+inline void require(bool ok, const char* what) {
+  if (!ok) fail(ErrorCode::kInvalidArgument, what);
+}
 
 }  // namespace geon

@@ -11,13 +11,17 @@
 namespace geon {
 
 void check_operand(const TensorDesc& d, const void* data, const std::string& what) {
-  require(d.strides.size() == d.shape.size(), what + ": " + std::to_string(d.shape.size()) +
-                                                  " dims but " + std::to_string(d.strides.size()) +
-                                                  " strides");
-  for (int64_t len : d.shape) require(len >= 0, what + ": negative length in " + to_string(d));
-  require(data != nullptr || element_count(d) == 0, what + ": no data");
-  require(d.offset >= 0 || element_span(d).first >= 0 || element_count(d) == 0,
-          what + ": the view reaches before its storage: " + to_string(d));
+  // Messages are built only on failure: this runs on every engine call.
+  if (d.strides.size() != d.shape.size())
+    fail(ErrorCode::kInvalidArgument, what + ": " + std::to_string(d.shape.size()) + " dims but " +
+                                          std::to_string(d.strides.size()) + " strides");
+  for (int64_t len : d.shape)
+    if (len < 0) fail(ErrorCode::kInvalidArgument, what + ": negative length in " + to_string(d));
+  if (data == nullptr && element_count(d) != 0)
+    fail(ErrorCode::kInvalidArgument, what + ": no data");
+  if (d.offset < 0 && element_span(d).first < 0 && element_count(d) != 0)
+    fail(ErrorCode::kInvalidArgument,
+         what + ": the view reaches before its storage: " + to_string(d));
 }
 
 void check_not_self_overlapping(const TensorDesc& d) {
@@ -27,9 +31,10 @@ void check_not_self_overlapping(const TensorDesc& d) {
   std::sort(dims.begin(), dims.end());
   int64_t reach = 0;  // largest offset the inner dims span
   for (auto [stride, len] : dims) {
-    require(stride > reach, "destination " + to_string(d) +
-                                " has elements that alias each other (broadcast or overlapping "
-                                "strides); it cannot be written");
+    if (stride <= reach)
+      fail(ErrorCode::kInvalidArgument, "destination " + to_string(d) +
+                                            " has elements that alias each other (broadcast or "
+                                            "overlapping strides); it cannot be written");
     reach += stride * (len - 1);
   }
 }

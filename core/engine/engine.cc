@@ -45,9 +45,11 @@ void reduce(Reduce r, const Operand& dst, const ConstOperand& src, const EngineO
 }
 
 void assign(const Operand& dst, const ConstOperand& src, const EngineOptions& opt) {
-  require(is_numeric(dst.desc.dtype) && is_numeric(src.desc.dtype),
-          std::string("assign: ") + std::string(dtype_name(src.desc.dtype)) + " to " +
-              std::string(dtype_name(dst.desc.dtype)) + " is not a numeric conversion");
+  // Messages are built only on failure: assign runs on many kernel calls.
+  if (!is_numeric(dst.desc.dtype) || !is_numeric(src.desc.dtype))
+    fail(ErrorCode::kInvalidArgument,
+         std::string("assign: ") + std::string(dtype_name(src.desc.dtype)) + " to " +
+             std::string(dtype_name(dst.desc.dtype)) + " is not a numeric conversion");
   // Real dtypes go through evaluate (aliasing checks, fast paths); complex has no compute
   // type, so it is planned here and converted element by element.
   require(dst.desc.strides.size() == dst.desc.shape.size() &&
@@ -55,10 +57,11 @@ void assign(const Operand& dst, const ConstOperand& src, const EngineOptions& op
           "assign: descriptions with mismatched shape and strides");
   const TensorDesc* descs[] = {&dst.desc, &src.desc};
   const Dims shape = loop_shape(descs);
-  require(static_cast<int>(shape.size()) == dst.desc.rank() &&
-              std::equal(shape.begin(), shape.end(), dst.desc.shape.begin()),
-          "assign: source " + to_string(src.desc) + " does not broadcast to destination " +
-              to_string(dst.desc));
+  if (static_cast<int>(shape.size()) != dst.desc.rank() ||
+      !std::equal(shape.begin(), shape.end(), dst.desc.shape.begin()))
+    fail(ErrorCode::kInvalidArgument, "assign: source " + to_string(src.desc) +
+                                          " does not broadcast to destination " +
+                                          to_string(dst.desc));
   if (element_count(dst.desc) == 0) return;
   require(dst.data && src.base(), "assign: no data");
   if (!is_complex(dst.desc.dtype) && !is_complex(src.desc.dtype)) {

@@ -34,23 +34,43 @@ int64_t elem_bytes(DType t) { return dtype_bits(t) / 8; }
 struct PassState {
   const Expr* expr;
   const Operand* dst;
-  std::vector<const void*> in_base;
-  std::vector<DType> in_dtype;
+  const void* in_base[kMaxLoopOperands];
+  DType in_dtype[kMaxLoopOperands];
   Reduce reduce;
   DType acc_dtype;
   const EngineOptions* opt;
 };
 
+// Scratch memory a thread keeps between passes (up to this size), so that small passes do not
+// pay an allocation each; larger needs are allocated per pass.
+constexpr size_t kKeptScratchBytes = size_t{1} << 20;
+
 // Per-part buffers: one per node result and one per node argument, each a chunk of 8-byte
 // elements (the widest compute type). Sized for the rows actually run, so a small pass does
 // not pay for a full chunk.
 struct Scratch {
-  Scratch(size_t nodes, int64_t chunk)
-      : chunk_bytes(chunk * 8), mem(new std::byte[nodes * 4 * chunk_bytes]) {}
+  Scratch(size_t nodes, int64_t chunk) : chunk_bytes(chunk * 8) {
+    const size_t need = nodes * 4 * static_cast<size_t>(chunk_bytes);
+    thread_local std::unique_ptr<std::byte[]> kept;
+    thread_local size_t kept_bytes = 0;
+    if (need > kKeptScratchBytes) {
+      own.reset(new std::byte[need]);
+      mem = own.get();
+      return;
+    }
+    // Passes never nest on one thread (table functions do not call the engine), so the
+    // thread's buffer is free here.
+    if (kept_bytes < need) {
+      kept.reset(new std::byte[need]);
+      kept_bytes = need;
+    }
+    mem = kept.get();
+  }
   void* result(size_t node) { return &mem[node * 4 * chunk_bytes]; }
   void* arg(size_t node, int a) { return &mem[(node * 4 + 1 + a) * chunk_bytes]; }
   int64_t chunk_bytes;
-  std::unique_ptr<std::byte[]> mem;
+  std::byte* mem = nullptr;
+  std::unique_ptr<std::byte[]> own;
 };
 
 void scale_chunk(DType t, void* data, int64_t n, double s) {
@@ -80,8 +100,12 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
   const int acc_op = n_in + 1;
   const int64_t rows = loop_rows(p), inner = loop_inner(p);
   Scratch scratch(e.nodes.size(), std::max<int64_t>(1, std::min(kChunk, inner)));
-  std::vector<int64_t> off(p.operands);
-  std::vector<const void*> vals(e.nodes.size());
+  int64_t off[kMaxLoopOperands] = {};
+  // Most expressions are a few nodes: keep their chunk pointers on the stack.
+  constexpr size_t kInlineNodes = 16;
+  const void* inline_vals[kInlineNodes];
+  std::vector<const void*> heap_vals(e.nodes.size() > kInlineNodes ? e.nodes.size() : 0);
+  const void** vals = e.nodes.size() > kInlineNodes ? heap_vals.data() : inline_vals;
   const ExprNode& last = e.nodes.back();
   const DType dst_t = st.dst->desc.dtype;
   const bool direct_store =
@@ -128,11 +152,11 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
       if (st.reduce != Reduce::kNone) {
         const int64_t as = inner_stride(p, acc_op);
         void* a = static_cast<char*>(acc) + (off[acc_op] + j0 * as) * 8;
-        accumulate(st.reduce, st.acc_dtype, a, as, last.result, vals.back(), n);
+        accumulate(st.reduce, st.acc_dtype, a, as, last.result, vals[e.nodes.size() - 1], n);
       } else if (!direct_store) {
         const int64_t ds = inner_stride(p, 0);
-        convert_strided(last.result, vals.back(), 0, 1, dst_t, st.dst->data, off[0] + j0 * ds, ds,
-                        n, st.opt->cast);
+        convert_strided(last.result, vals[e.nodes.size() - 1], 0, 1, dst_t, st.dst->data,
+                        off[0] + j0 * ds, ds, n, st.opt->cast);
       }
     }
   }
@@ -154,39 +178,50 @@ ConstOperand ConstOperand::scalar(double value, DType dtype) {
 
 void evaluate(const Expr& expr, const Operand& dst, std::span<const ConstOperand> inputs,
               Reduce reduce, const EngineOptions& opt) {
+  // Messages are built only on failure and operands are not copied unless they alias the
+  // destination: small passes are dominated by this per-call work.
   const int n_in = static_cast<int>(inputs.size());
-  require(n_in == static_cast<int>(expr.inputs.size()), "evaluate: the expression takes " +
-                                                            std::to_string(expr.inputs.size()) +
-                                                            " inputs, got " + std::to_string(n_in));
-  require(n_in + 2 <= kMaxLoopOperands,
-          "evaluate: at most " + std::to_string(kMaxLoopOperands - 2) + " inputs");
+  if (n_in != static_cast<int>(expr.inputs.size()))
+    fail(ErrorCode::kInvalidArgument, "evaluate: the expression takes " +
+                                          std::to_string(expr.inputs.size()) + " inputs, got " +
+                                          std::to_string(n_in));
+  if (n_in + 2 > kMaxLoopOperands)
+    fail(ErrorCode::kInvalidArgument,
+         "evaluate: at most " + std::to_string(kMaxLoopOperands - 2) + " inputs");
   check_operand(dst.desc, dst.data, "destination");
   if (reduce == Reduce::kNone) check_not_self_overlapping(dst.desc);
-  require(
-      is_numeric(dst.desc.dtype),
-      "evaluate: destination dtype " + std::string(dtype_name(dst.desc.dtype)) + " is not numeric");
+  if (!is_numeric(dst.desc.dtype))
+    fail(ErrorCode::kInvalidArgument, "evaluate: destination dtype " +
+                                          std::string(dtype_name(dst.desc.dtype)) +
+                                          " is not numeric");
 
   // Inputs that alias the destination other than as the very same view are copied first.
-  std::vector<ConstOperand> in(inputs.begin(), inputs.end());
+  const ConstOperand* in[kMaxLoopOperands];
+  std::vector<ConstOperand> copied;  // the dense copies `in` points into
   std::vector<std::unique_ptr<Storage>> copies;
   for (int i = 0; i < n_in; ++i) {
-    check_operand(in[i].desc, in[i].base(), "input " + std::to_string(i));
-    require(in[i].desc.dtype == expr.inputs[i], "evaluate: input " + std::to_string(i) + " is " +
-                                                    std::string(dtype_name(in[i].desc.dtype)) +
-                                                    " but the expression expects " +
-                                                    std::string(dtype_name(expr.inputs[i])));
-    const bool same_view = in[i].base() == dst.data && in[i].desc == dst.desc;
-    if (!same_view && ranges_intersect(in[i].base(), in[i].desc, dst.data, dst.desc)) {
-      TensorDesc cd = row_major(in[i].desc.dtype, in[i].desc.shape);
+    const ConstOperand& x = inputs[i];
+    in[i] = &x;
+    check_operand(x.desc, x.base(), "input " + std::to_string(i));
+    if (x.desc.dtype != expr.inputs[i])
+      fail(ErrorCode::kInvalidArgument,
+           "evaluate: input " + std::to_string(i) + " is " + std::string(dtype_name(x.desc.dtype)) +
+               " but the expression expects " + std::string(dtype_name(expr.inputs[i])));
+    const bool same_view = x.base() == dst.data && x.desc == dst.desc;
+    if (!same_view && ranges_intersect(x.base(), x.desc, dst.data, dst.desc)) {
+      if (copied.empty()) copied.reserve(n_in);  // `in` points into it: no reallocation
+      TensorDesc cd = row_major(x.desc.dtype, x.desc.shape);
       copies.push_back(std::make_unique<Storage>(host_allocator(),
                                                  dtype_bytes_for(cd.dtype, element_count(cd))));
-      assign({cd, copies.back()->data()}, in[i], opt);
-      in[i] = ConstOperand{cd, copies.back()->data()};
+      assign({cd, copies.back()->data()}, x, opt);
+      copied.emplace_back(cd, copies.back()->data());
+      in[i] = &copied.back();
     }
   }
 
-  std::vector<const TensorDesc*> descs{&dst.desc};
-  for (const ConstOperand& o : in) descs.push_back(&o.desc);
+  const TensorDesc* desc_list[kMaxLoopOperands + 1] = {&dst.desc};
+  for (int i = 0; i < n_in; ++i) desc_list[1 + i] = &in[i]->desc;
+  std::span<const TensorDesc* const> descs(desc_list, static_cast<size_t>(n_in + 1));
   const Dims shape = loop_shape(descs);
   const bool full = dst.desc.rank() == static_cast<int>(shape.size()) &&
                     std::equal(shape.begin(), shape.end(), dst.desc.shape.begin());
@@ -196,9 +231,9 @@ void evaluate(const Expr& expr, const Operand& dst, std::span<const ConstOperand
              " is smaller than the loop shape; pass a reduction to accumulate into it");
 
   PassState st{&expr, &dst, {}, {}, reduce, DType::kDouble, &opt};
-  for (const ConstOperand& o : in) {
-    st.in_base.push_back(o.base());
-    st.in_dtype.push_back(o.desc.dtype);
+  for (int i = 0; i < n_in; ++i) {
+    st.in_base[i] = in[i]->base();
+    st.in_dtype[i] = in[i]->desc.dtype;
   }
   ThreadPool& pool = opt.pool ? *opt.pool : default_thread_pool();
 
@@ -217,7 +252,8 @@ void evaluate(const Expr& expr, const Operand& dst, std::span<const ConstOperand
   // results are the same on every run.
   st.acc_dtype = accumulator_dtype(expr.result());
   const TensorDesc acc_desc = row_major(st.acc_dtype, dst.desc.shape);
-  descs.push_back(&acc_desc);
+  desc_list[n_in + 1] = &acc_desc;
+  descs = std::span<const TensorDesc* const>(desc_list, static_cast<size_t>(n_in + 2));
   const int64_t acc_n = element_count(acc_desc);
   const LoopPlan plan = make_loop_plan(descs, shape);
   const int acc_op = n_in + 1;

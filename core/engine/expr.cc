@@ -12,9 +12,10 @@ ExprBuilder::ExprBuilder(std::span<const DType> input_dtypes) {
 }
 
 ExprArg ExprBuilder::input(int i) const {
-  require(i >= 0 && i < static_cast<int>(expr_.inputs.size()),
-          "expression: input " + std::to_string(i) + " does not exist (" +
-              std::to_string(expr_.inputs.size()) + " inputs)");
+  if (i < 0 || i >= static_cast<int>(expr_.inputs.size()))
+    fail(ErrorCode::kInvalidArgument, "expression: input " + std::to_string(i) +
+                                          " does not exist (" +
+                                          std::to_string(expr_.inputs.size()) + " inputs)");
   return {i, false};
 }
 
@@ -33,10 +34,14 @@ ExprArg ExprBuilder::apply(std::string_view name, std::initializer_list<ExprArg>
   if (!op)
     fail(ErrorCode::kNotSupported, "engine: no elementwise op named '" + std::string(name) + "'");
   const int n = static_cast<int>(args.size());
-  require(n == op->arity, "engine: op '" + std::string(name) + "' takes " +
-                              std::to_string(op->arity) + " arguments, got " + std::to_string(n));
-  require(scale.size() == 0 || static_cast<int>(scale.size()) == n,
-          "engine: op '" + std::string(name) + "': one scale per argument");
+  // Messages are built only on failure: expressions are built on many engine calls.
+  if (n != op->arity)
+    fail(ErrorCode::kInvalidArgument, "engine: op '" + std::string(name) + "' takes " +
+                                          std::to_string(op->arity) + " arguments, got " +
+                                          std::to_string(n));
+  if (scale.size() != 0 && static_cast<int>(scale.size()) != n)
+    fail(ErrorCode::kInvalidArgument,
+         "engine: op '" + std::string(name) + "': one scale per argument");
   ExprNode node;
   node.op = op;
   node.params = params;
@@ -67,8 +72,9 @@ Expr single_op_expr(std::string_view op, std::span<const DType> inputs,
                     std::initializer_list<double> scale, OpParams params) {
   ExprBuilder b(inputs);
   const int n = static_cast<int>(inputs.size());
-  require(n >= 1 && n <= 3, "engine: op '" + std::string(op) + "' given " + std::to_string(n) +
-                                " inputs; one op takes 1 to 3");
+  if (n < 1 || n > 3)
+    fail(ErrorCode::kInvalidArgument, "engine: op '" + std::string(op) + "' given " +
+                                          std::to_string(n) + " inputs; one op takes 1 to 3");
   switch (n) {
     case 1:
       b.apply(op, {b.input(0)}, scale, params);

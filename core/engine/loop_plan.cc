@@ -72,12 +72,16 @@ Dims loop_shape(std::span<const TensorDesc* const> operands) {
 LoopPlan make_loop_plan(std::span<const TensorDesc* const> operands,
                         std::span<const int64_t> shape) {
   const int n_ops = static_cast<int>(operands.size());
-  require(n_ops >= 1 && n_ops <= kMaxLoopOperands,
-          "loop plan: between 1 and " + std::to_string(kMaxLoopOperands) + " operands allowed");
+  // Messages are built only on failure: plans are made on every engine call.
+  if (n_ops < 1 || n_ops > kMaxLoopOperands)
+    fail(ErrorCode::kInvalidArgument,
+         "loop plan: between 1 and " + std::to_string(kMaxLoopOperands) + " operands allowed");
   const int r = static_cast<int>(shape.size());
   for (const TensorDesc* o : operands)
-    require(o->rank() <= r, "loop plan: operand " + shape_text(o->shape) +
-                                " has a higher rank than the loop " + shape_text(shape));
+    if (o->rank() > r)
+      fail(ErrorCode::kInvalidArgument, "loop plan: operand " + shape_text(o->shape) +
+                                            " has a higher rank than the loop " +
+                                            shape_text(shape));
 
   LoopPlan plan;
   plan.operands = n_ops;
@@ -88,36 +92,47 @@ LoopPlan make_loop_plan(std::span<const TensorDesc* const> operands,
   }
 
   std::vector<LoopDim> dims;
+  dims.reserve(static_cast<size_t>(r) * 2);
   for (int d = 0; d < r; ++d) {
     const int64_t L = shape[d];
     // Distinct operand lengths strictly between 1 and L: each needs its own sub-dim.
-    std::vector<int64_t> ks;
+    // Fixed-size: at most one length per operand, and no allocation per dim.
+    int64_t ks[kMaxLoopOperands];
+    int nk = 0;
     for (const TensorDesc* o : operands) {
       const int64_t len = extended_length(*o, r, d);
-      require(len == 1 || len == L || (len > 1 && L % len == 0),
-              "loop plan: length " + std::to_string(len) + " does not divide loop length " +
-                  std::to_string(L));
-      if (len != 1 && len != L) ks.push_back(len);
+      if (!(len == 1 || len == L || (len > 1 && L % len == 0)))
+        fail(ErrorCode::kInvalidArgument, "loop plan: length " + std::to_string(len) +
+                                              " does not divide loop length " + std::to_string(L));
+      if (len != 1 && len != L) ks[nk++] = len;
     }
-    std::sort(ks.begin(), ks.end());
-    ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
-    for (size_t i = 1; i < ks.size(); ++i)
-      require(ks[i] % ks[i - 1] == 0, "shapes " + shapes_text(operands) + ": lengths " +
-                                          std::to_string(ks[i - 1]) + " and " +
-                                          std::to_string(ks[i]) + " at dim " + std::to_string(d) +
-                                          " do not nest (one must divide the other)");
+    // Sorted and deduplicated by hand (at most kMaxLoopOperands entries).
+    for (int i = 1; i < nk; ++i)
+      for (int j = i; j > 0 && ks[j - 1] > ks[j]; --j) std::swap(ks[j - 1], ks[j]);
+    int distinct = 0;
+    for (int i = 0; i < nk; ++i)
+      if (distinct == 0 || ks[distinct - 1] != ks[i]) ks[distinct++] = ks[i];
+    nk = distinct;
+    for (int i = 1; i < nk; ++i)
+      if (ks[i] % ks[i - 1] != 0)
+        fail(ErrorCode::kInvalidArgument,
+             "shapes " + shapes_text(operands) + ": lengths " + std::to_string(ks[i - 1]) +
+                 " and " + std::to_string(ks[i]) + " at dim " + std::to_string(d) +
+                 " do not nest (one must divide the other)");
     // Sub-dim lengths, outermost first: L/k_n, k_n/k_{n-1}, ..., k_1.
-    std::vector<int64_t> m;
+    int64_t m[kMaxLoopOperands + 1];
+    int nm = 0;
     int64_t prev = L;
-    for (auto it = ks.rbegin(); it != ks.rend(); ++it) {
-      m.push_back(prev / *it);
-      prev = *it;
+    for (int i = nk - 1; i >= 0; --i) {
+      m[nm++] = prev / ks[i];
+      prev = ks[i];
     }
-    m.push_back(prev);
+    m[nm++] = prev;
     // cum[t] = product of m[t..]; an operand of length len reads sub-dims with cum[t] <= len.
-    std::vector<int64_t> cum(m.size() + 1, 1);
-    for (int t = static_cast<int>(m.size()) - 1; t >= 0; --t) cum[t] = cum[t + 1] * m[t];
-    for (size_t t = 0; t < m.size(); ++t) {
+    int64_t cum[kMaxLoopOperands + 2];
+    cum[nm] = 1;
+    for (int t = nm - 1; t >= 0; --t) cum[t] = cum[t + 1] * m[t];
+    for (int t = 0; t < nm; ++t) {
       LoopDim ld{m[t], {}};
       for (int o = 0; o < n_ops; ++o) {
         const int64_t len = extended_length(*operands[o], r, d);
@@ -136,14 +151,22 @@ LoopPlan make_loop_plan(std::span<const TensorDesc* const> operands,
     for (int o = 1; o < n_ops; ++o) k = std::max(k, std::abs(ld.stride[o]));
     return k;
   };
-  std::stable_sort(dims.begin(), dims.end(),
-                   [&](const LoopDim& a, const LoopDim& b) { return key(a) > key(b); });
+  // Stable insertion sort: few dims, and std::stable_sort would allocate a buffer.
+  for (size_t i = 1; i < dims.size(); ++i) {
+    const LoopDim ld = dims[i];
+    const int64_t k = key(ld);
+    size_t j = i;
+    for (; j > 0 && key(dims[j - 1]) < k; --j) dims[j] = dims[j - 1];
+    dims[j] = ld;
+  }
 
   // Merge an outer dim into its inner neighbour when every operand steps through both as one.
-  std::vector<LoopDim> merged;
-  for (const LoopDim& ld : dims) {
-    if (!merged.empty()) {
-      LoopDim& outer = merged.back();
+  // In place: the merged list is never longer than the part of dims already read.
+  size_t kept = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const LoopDim ld = dims[i];
+    if (kept > 0) {
+      LoopDim& outer = dims[kept - 1];
       bool ok = true;
       for (int o = 0; o < n_ops && ok; ++o) ok = outer.stride[o] == ld.stride[o] * ld.length;
       if (ok) {
@@ -152,10 +175,13 @@ LoopPlan make_loop_plan(std::span<const TensorDesc* const> operands,
         continue;
       }
     }
-    merged.push_back(ld);
+    dims[kept++] = ld;
   }
-  require(static_cast<int>(merged.size()) <= kMaxLoopRank,
-          "loop plan: more than " + std::to_string(kMaxLoopRank) + " dims after coalescing");
+  dims.resize(kept);
+  const std::vector<LoopDim>& merged = dims;
+  if (static_cast<int>(merged.size()) > kMaxLoopRank)
+    fail(ErrorCode::kInvalidArgument,
+         "loop plan: more than " + std::to_string(kMaxLoopRank) + " dims after coalescing");
   plan.rank = static_cast<int>(merged.size());
   for (int d = 0; d < plan.rank; ++d) {
     plan.length[d] = merged[d].length;

@@ -141,9 +141,50 @@ int entry_read(const Compiled& c, int v, Device d) {
   return -1;
 }
 
+// The entry whose memory plan entry e really uses: e itself, or the root of its view chain.
+int alias_root(const std::vector<PlanValue>& entries, int e) {
+  while (entries[e].alias_of >= 0) e = entries[e].alias_of;
+  return e;
+}
+
+// Output 0 of a view kernel aliases the entry its input 0 is read from on the node's device:
+// no memory of its own, and the planner keeps the base alive as long as the view. Graph
+// outputs are no views (they are delivered dense, so computing them copies once), nor are
+// packed dtypes (a view could start inside a byte).
+void plan_views(Compiled& c) {
+  const Graph& g = *c.graph;
+  for (size_t s = 0; s < c.nodes.size(); ++s) {
+    const CompiledNode& cn = c.nodes[s];
+    const Node& n = g.nodes[s];
+    if (!cn.kernel || !cn.kernel->is_view() || n.outputs.empty() || n.outputs[0] < 0 ||
+        n.inputs.empty() || n.inputs[0] < 0)
+      continue;
+    const int out = n.outputs[0], in = n.inputs[0];
+    PlanValue& pv = c.plan_template[out];
+    if (pv.external || c.is_output[out] || is_packed(g.values[out].dtype()) ||
+        is_packed(g.values[in].dtype()))
+      continue;
+    const int e = entry_read(c, in, cn.device);
+    if (e < 0 || e == out || !(c.plan_template[e].device == cn.device)) continue;
+    pv.alias_of = e;
+  }
+}
+
+// Whether the node reads e's memory through another entry too (a view of it, or its base):
+// writing e in place would change what that other entry reads during the same step.
+bool reads_through_other_view(const Compiled& c, const CompiledNode& cn, int e) {
+  const int root = alias_root(c.plan_template, e);
+  for (int v : cn.reads) {
+    const int r = entry_read(c, v, cn.device);
+    if (r >= 0 && r != e && alias_root(c.plan_template, r) == root) return true;
+  }
+  return false;
+}
+
 // In-place candidates for output 0 of each kernel node: the inputs its kernel allows that are
 // arena intermediates (never user memory, constants or outputs). The planner pairs one only
-// when it dies at that step; make_shape_plan drops those whose size differs.
+// when it dies at that step (its views included); make_shape_plan drops those whose size
+// differs.
 void plan_in_place(Compiled& c) {
   const Graph& g = *c.graph;
   for (size_t s = 0; s < c.nodes.size(); ++s) {
@@ -161,6 +202,7 @@ void plan_in_place(Compiled& c) {
         continue;
       const int e = entry_read(c, v, cn.device);
       if (e < 0 || e == out || c.plan_template[e].external) continue;
+      if (reads_through_other_view(c, cn, e)) continue;
       if (std::find(pv.inplace.begin(), pv.inplace.end(), e) == pv.inplace.end())
         pv.inplace.push_back(e);
     }
@@ -185,12 +227,19 @@ void plan_template(Compiled& c) {
     c.plan_template.push_back(pv);
   }
   plan_transfers(c);
+  plan_views(c);
   plan_in_place(c);
-  c.dying.resize(steps);
-  for (size_t p = 0; p < c.plan_template.size(); ++p) {
-    const PlanValue& pv = c.plan_template[p];
-    if (!pv.external && pv.last < steps) c.dying[pv.last].push_back(static_cast<int>(p));
+  // An entry is released after its last reader or its views' last reader, whichever is later.
+  const std::vector<PlanValue>& t = c.plan_template;
+  std::vector<int> last(t.size());
+  for (size_t p = 0; p < t.size(); ++p) last[p] = t[p].last;
+  for (size_t p = 0; p < t.size(); ++p) {
+    const int r = alias_root(t, static_cast<int>(p));
+    last[r] = std::max(last[r], t[p].last);
   }
+  c.dying.resize(steps);
+  for (size_t p = 0; p < t.size(); ++p)
+    if (!t[p].external && last[p] < steps) c.dying[last[p]].push_back(static_cast<int>(p));
 }
 
 // Constants read by nodes on other devices: one initializer arena per device, filled once.
@@ -237,8 +286,8 @@ void copy_constants(Compiled& c) {
 // The plan for a graph whose sizes are all static, keyed by its static input shapes.
 std::optional<ShapeKey> static_key(const Compiled& c) {
   const Graph& g = *c.graph;
-  for (size_t p = 0; p < c.plan_template.size(); ++p)
-    if (!c.plan_template[p].external && !c.plan_template[p].bytes) return std::nullopt;
+  for (const PlanValue& pv : c.plan_template)  // views need no size
+    if (!pv.external && pv.alias_of < 0 && !pv.bytes) return std::nullopt;
   ShapeKey key;
   auto add = [&](const Value& v) {
     const auto lens = v.rank_known ? static_lengths(v.axes) : std::nullopt;

@@ -114,6 +114,9 @@ class ExecutableImpl final : public Executable {
 
  private:
   void run_node(RunState& st, int step, std::vector<ProfileEvent>* events) const;
+  // A view node whose output the plan aliases: binds the output as the kernel's view of its
+  // input 0 and returns true; false when this run cannot be a view (compute() runs then).
+  bool bind_view(RunState& st, int step, const NodeContext& ctx) const;
   std::vector<bool> needed_nodes(std::span<const int> outputs) const;
 
   Compiled c_;

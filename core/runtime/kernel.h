@@ -49,6 +49,16 @@ class Kernel {
   // also checks that dtype and shape match). Elementwise kernels that read element i before
   // writing element i of the same layout allow it.
   virtual std::span<const int> in_place_inputs() const { return {}; }
+  // View ops (Transpose, Reshape, Slice...): output 0 may be a view of input 0, same memory.
+  // The executor then plans no memory for it and calls view() instead of compute(), with the
+  // run's actual inputs (parameter inputs such as a shape tensor included). view() gives the
+  // output's description over input 0's data (offset included), or nullopt when this run
+  // cannot be a view (a reshape of strides that do not merge): compute() runs as usual then.
+  // Consumers get the view as it is, so every kernel reads its inputs through their
+  // descriptions (strides, offset); cpu.dnnl copies what oneDNN cannot read itself, and the
+  // executor gives dense copies where it needs them (device copies, nested runs, outputs).
+  virtual bool is_view() const { return false; }
+  virtual std::optional<TensorDesc> view(const KernelContext&) const { return std::nullopt; }
 };
 
 struct KernelEntry {

@@ -41,6 +41,15 @@ std::vector<bool> ExecutableImpl::needed_nodes(std::span<const int> outputs) con
   return needed;
 }
 
+bool ExecutableImpl::bind_view(RunState& st, int step, const NodeContext& ctx) const {
+  const int out = ctx.node().outputs.empty() ? -1 : ctx.node().outputs[0];
+  if (out < 0 || c_.plan_template[out].alias_of < 0) return false;
+  const std::optional<TensorDesc> desc = c_.nodes[step].kernel->view(ctx);
+  if (!desc) return false;
+  st.bind_view(out, c_.plan_template[out].alias_of, *desc);
+  return true;
+}
+
 void ExecutableImpl::run_node(RunState& st, int step, std::vector<ProfileEvent>* events) const {
   const Node& n = c_.graph->nodes[step];
   const CompiledNode& cn = c_.nodes[step];
@@ -49,7 +58,7 @@ void ExecutableImpl::run_node(RunState& st, int step, std::vector<ProfileEvent>*
     NodeContext ctx(st, step);
     if (cn.control)
       cn.control->run(ctx);
-    else
+    else if (!bind_view(st, step, ctx))
       cn.kernel->compute(ctx);
     if (events) {
       ProfileEvent e;

@@ -9,6 +9,7 @@
 
 #include "core/base/error.h"
 #include "core/buffer/device_copy.h"
+#include "core/engine/engine.h"
 
 namespace geon {
 namespace {
@@ -176,7 +177,39 @@ TensorRef& RunState::scratch(DType dtype, const Dims& shape, Device device,
   return keep.back().ref;
 }
 
+void RunState::bind_view(int value, int base, const TensorDesc& desc) {
+  const Held& b = held_[base];
+  if (!b.bound)
+    fail(ErrorCode::kInternal,
+         "value '" + c.graph->values[value].name + "' is a view of a value not computed yet");
+  held_[value] = {{desc, b.ref.data, b.ref.device}, true, b.owned, 0, false};
+}
+
+TensorRef RunState::dense_copy(const TensorRef& t, std::deque<Held>& keep) {
+  if (!is_host(t.device))
+    fail(ErrorCode::kNotSupported, "cannot copy a strided device tensor " + to_string(t.desc));
+  const TensorDesc desc = row_major(t.desc.dtype, t.desc.shape);
+  const size_t bytes = bytes_of(desc);
+  auto s = allocate(t.device, bytes);
+  if (bytes) assign(Operand{desc, s->data()}, ConstOperand(t.desc, t.data));
+  keep.push_back({{desc, s->data(), t.device}, true, s, bytes, false});
+  return keep.back().ref;
+}
+
 void RunState::copy_into(const TensorRef& src, const TensorRef& dst) const {
+  if (!is_contiguous(src.desc) && is_host(src.device) && is_host(dst.device) &&
+      is_contiguous(dst.desc)) {
+    // A view (transposed, sliced, broadcast) delivered as a dense tensor.
+    assign(Operand{dst.desc, dst.data}, ConstOperand(src.desc, src.data));
+    return;
+  }
+  if (!is_contiguous(src.desc) && is_host(src.device)) {
+    const TensorDesc desc = row_major(src.desc.dtype, src.desc.shape);
+    std::vector<std::byte> dense(bytes_of(desc));
+    if (!dense.empty()) assign(Operand{desc, dense.data()}, ConstOperand(src.desc, src.data));
+    copy_into({desc, dense.data(), src.device}, dst);
+    return;
+  }
   if (!is_contiguous(src.desc))
     fail(ErrorCode::kNotSupported, "cannot copy a strided tensor " + to_string(src.desc));
   const size_t bytes = bytes_of(src.desc);
@@ -316,6 +349,10 @@ NodeContext::NodeContext(RunState& st, int node)
     : st_(st), node_(st.c.graph->nodes[node]), cn_(st.c.nodes[node]) {
   inputs_.reserve(node_.inputs.size());
   for (int v : node_.inputs) inputs_.push_back(v < 0 ? TensorRef{} : st.on_device(v, cn_.device));
+  // If/Loop/Scan hand their inputs to nested runs, which take dense tensors only.
+  if (cn_.control)
+    for (TensorRef& t : inputs_)
+      if (t.data && !is_contiguous(t.desc)) t = st.dense_copy(t, scratch_);
 }
 
 const TensorRef& NodeContext::input(int i) const {

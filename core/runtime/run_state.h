@@ -46,6 +46,11 @@ class RunState {
   TensorRef& produce(int value, const Dims& shape, Device device);
   // A buffer not tracked by the plan (an output the graph does not use).
   TensorRef& scratch(DType dtype, const Dims& shape, Device device, std::deque<Held>& keep);
+  // Binds `value` as a view of plan entry `base` (bound already): `desc` over the base's data.
+  // The view shares the base's run-time allocation, if any, so it never outlives it.
+  void bind_view(int value, int base, const TensorDesc& desc);
+  // A dense row-major copy of a strided host tensor, kept alive by `keep`.
+  TensorRef dense_copy(const TensorRef& t, std::deque<Held>& keep);
   // The value as readable on `device`, copying it there on first use.
   const TensorRef& on_device(int value, Device device);
   // A value visible by name from this run (or an enclosing one), on the host; null if none.

@@ -1,6 +1,7 @@
 // ONNX Gemm on oneDNN: Y = alpha·A'·B' + beta·C. transA/transB are transpose views (strides
 // in the memory descriptor, no copy); C is broadcast into Y first and added by oneDNN's sum
-// post-op scaled by beta, which covers every unidirectional broadcast of C in one pass.
+// post-op scaled by beta, which covers every unidirectional broadcast of C in one pass. The
+// common alpha = beta = 1 case passes C as the primitive's bias instead: Y is written once.
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl_matmul_core.h"
@@ -33,6 +34,13 @@ std::unique_ptr<Kernel> create_dnnl_gemm(const Graph&, const Node& n) {
             "Gemm: inner dims differ: " + to_string(a) + " and " + to_string(b));
     const TensorRef& out = ctx.output(0, Dims{a.shape[0], b.shape[1]});
     const bool has_c = ctx.num_inputs() > 2 && ctx.input(2).present() && beta != 0.0f;
+    const ConstOperand A(a, ctx.input(0).data), B(b, ctx.input(1).data);
+    if (has_c && alpha == 1.0f && beta == 1.0f && ctx.input(2).desc.rank() <= 2) {
+      // Y = A·B + C in one pass: C as the primitive's bias (lifted to a matrix).
+      TensorDesc c = ctx.input(2).desc;
+      while (c.rank() < 2) c = unsqueeze(c, std::vector<int64_t>{0});
+      if (mm->run_with_bias(A, B, ConstOperand(c, ctx.input(2).data), dst_of(out))) return;
+    }
     if (has_c) assign(dst_of(out), src_of(ctx.input(2)));  // broadcasts C to (M, N)
     mm->run(ConstOperand(a, ctx.input(0).data), ConstOperand(b, ctx.input(1).data), dst_of(out),
             alpha, has_c ? beta : 0.0f);

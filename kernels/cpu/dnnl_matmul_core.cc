@@ -1,9 +1,12 @@
 // oneDNN matmul setup: memory descriptors from geon descriptions (strides in elements, the
-// offset folded into the pointer), a mutex-guarded primitive cache, one stream per call.
+// offset folded into the pointer), a mutex-guarded primitive cache, and per-thread streams and
+// scratchpads so the per-call cost is a cache lookup and the memory objects.
 #include "kernels/cpu/dnnl_matmul_core.h"
 
+#include <cstdint>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 
 #include "core/base/error.h"
 
@@ -49,48 +52,130 @@ Dense densify(const ConstOperand& x) {
   return out;
 }
 
+// One CPU engine for the process: a primitive made on it may run on any thread.
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// Per-thread stream and scratchpad: created once per thread instead of once per call, and
+// never shared, so concurrent calls of one primitive use separate scratch memory (the
+// user-managed scratchpad mode's condition for running one primitive on several threads).
+dnnl::stream& thread_stream() {
+  thread_local dnnl::stream stream(cpu_engine());
+  return stream;
+}
+
+void* thread_scratchpad(size_t bytes) {
+  constexpr size_t kAlign = 64;
+  thread_local std::unique_ptr<std::byte[]> buffer;
+  thread_local size_t size = 0;
+  if (bytes + kAlign > size) {
+    size = bytes + kAlign;
+    buffer.reset(new std::byte[size]);
+  }
+  const auto at = reinterpret_cast<uintptr_t>(buffer.get());
+  return buffer.get() + ((kAlign - at % kAlign) % kAlign);
+}
+
+constexpr size_t kMaxCachedPrimitives = 256;
+
+// A cached primitive with the descriptors it was made for; empty when oneDNN has none.
+struct Entry {
+  std::optional<dnnl::matmul> prim;
+  dnnl::memory::desc a, b, c, bias, scratch;
+  size_t scratch_bytes = 0;
+};
+
+void add_desc(std::vector<int64_t>& key, const TensorDesc& d) {
+  key.push_back(d.rank());
+  key.insert(key.end(), d.shape.begin(), d.shape.end());
+  key.insert(key.end(), d.strides.begin(), d.strides.end());
+}
+
 }  // namespace
 
 struct DnnlMatmul::Impl {
-  dnnl::engine engine{dnnl::engine::kind::cpu, 0};
   mutable std::mutex mu;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<dnnl::matmul>> cache;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
 
-  std::shared_ptr<dnnl::matmul> primitive(const dnnl::memory::desc& a, const dnnl::memory::desc& b,
-                                          const dnnl::memory::desc& c, const TensorDesc* ds[3],
-                                          float alpha, float beta) const {
+  // The primitive for these views; bias may be null. Throws (no bias) or returns an empty
+  // entry (bias) when oneDNN cannot make one.
+  std::shared_ptr<const Entry> primitive(const TensorDesc& a, const TensorDesc& b,
+                                         const TensorDesc& c, const TensorDesc* bias, float alpha,
+                                         float beta) const {
     std::vector<int64_t> key;
-    for (int k = 0; k < 3; ++k) {
-      key.push_back(ds[k]->rank());
-      key.insert(key.end(), ds[k]->shape.begin(), ds[k]->shape.end());
-      key.insert(key.end(), ds[k]->strides.begin(), ds[k]->strides.end());
-    }
+    key.reserve(4 * (3 + 2 * static_cast<size_t>(c.rank())));
+    add_desc(key, a);
+    add_desc(key, b);
+    add_desc(key, c);
+    if (bias) add_desc(key, *bias);
     int32_t bits[2];
     std::memcpy(&bits[0], &alpha, 4);
     std::memcpy(&bits[1], &beta, 4);
     key.push_back(bits[0]);
     key.push_back(bits[1]);
+    key.push_back(bias ? 1 : 0);
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
+    auto e = std::make_shared<Entry>();
+    e->a = md_of(a);
+    e->b = md_of(b);
+    e->c = md_of(c);
+    if (bias) e->bias = md_of(*bias);
     dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
     if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
     if (beta != 0.0f) {
       dnnl::post_ops po;
       po.append_sum(beta);
       attr.set_post_ops(po);
     }
-    std::shared_ptr<dnnl::matmul> p;
     try {
-      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), attr, engine);
-      p = std::make_shared<dnnl::matmul>(pd);
-    } catch (const dnnl::error& e) {
-      fail(ErrorCode::kNotSupported, std::string("oneDNN matmul: ") + e.what());
+      const auto desc = bias ? dnnl::matmul::desc(e->a, e->b, e->bias, e->c)
+                             : dnnl::matmul::desc(e->a, e->b, e->c);
+      dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+      e->scratch = pd.scratchpad_desc();
+      e->scratch_bytes = e->scratch.get_size();
+      e->prim.emplace(pd);
+    } catch (const dnnl::error& err) {
+      if (!bias) fail(ErrorCode::kNotSupported, std::string("oneDNN matmul: ") + err.what());
     }
-    cache.emplace(std::move(key), p);
-    return p;
+    // Bounded: a model fed ever new shapes starts over (callers keep the entries they hold).
+    if (cache.size() >= kMaxCachedPrimitives) cache.clear();
+    cache.emplace(std::move(key), e);
+    return e;
   }
 };
+
+namespace {
+
+void execute(const Entry& e, const void* a, const void* b, void* c, const void* bias) {
+  dnnl::engine& engine = cpu_engine();
+  dnnl::memory am(e.a, engine, const_cast<void*>(a));
+  dnnl::memory bm(e.b, engine, const_cast<void*>(b));
+  dnnl::memory cm(e.c, engine, c);
+  std::optional<dnnl::memory> biasm, scratchm;
+  // The C entry point takes the arguments as an array: no map is built per call.
+  dnnl_exec_arg_t args[5] = {
+      {DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, bm.get()}, {DNNL_ARG_DST, cm.get()}};
+  int n = 3;
+  if (bias) {
+    biasm.emplace(e.bias, engine, const_cast<void*>(bias));
+    args[n++] = {DNNL_ARG_BIAS, biasm->get()};
+  }
+  if (e.scratch_bytes) {
+    scratchm.emplace(e.scratch, engine, thread_scratchpad(e.scratch_bytes));
+    args[n++] = {DNNL_ARG_SCRATCHPAD, scratchm->get()};
+  }
+  dnnl::stream& s = thread_stream();
+  if (dnnl_primitive_execute(e.prim->get(), s.get(), n, args) != dnnl_success)
+    fail(ErrorCode::kInternal, "oneDNN matmul: execution failed");
+  s.wait();
+}
+
+}  // namespace
 
 DnnlMatmul::DnnlMatmul() : impl_(std::make_unique<Impl>()) {}
 DnnlMatmul::~DnnlMatmul() = default;
@@ -127,16 +212,31 @@ void DnnlMatmul::run(const ConstOperand& a_in, const ConstOperand& b_in, const O
     if (beta != 0.0f) assign(Operand{dd.desc, dd.data.data()}, ConstOperand(dst_in));
     dst = Operand{dd.desc, dd.data.data()};
   }
-  const TensorDesc* ds[3] = {&a.desc, &b.desc, &dst.desc};
-  const auto ma = md_of(a.desc), mb = md_of(b.desc), mc = md_of(dst.desc);
-  const auto prim = impl_->primitive(ma, mb, mc, ds, alpha, beta);
-  dnnl::memory am(ma, impl_->engine, at(a.data, a.desc));
-  dnnl::memory bm(mb, impl_->engine, at(b.data, b.desc));
-  dnnl::memory cm(mc, impl_->engine, at(dst.data, dst.desc));
-  dnnl::stream s(impl_->engine);
-  prim->execute(s, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
-  s.wait();
+  const auto e = impl_->primitive(a.desc, b.desc, dst.desc, nullptr, alpha, beta);
+  execute(*e, at(a.data, a.desc), at(b.data, b.desc), at(dst.data, dst.desc), nullptr);
   if (!dst_direct) assign(dst_in, ConstOperand(dst));
+}
+
+bool DnnlMatmul::run_with_bias(const ConstOperand& a, const ConstOperand& b,
+                               const ConstOperand& bias, const Operand& dst) const {
+  const int r = dst.desc.rank();
+  if (a.desc.rank() != r || b.desc.rank() != r || bias.desc.rank() != r || r < 2 ||
+      r > DNNL_MAX_NDIMS)
+    return false;
+  // Only views oneDNN reads as they are, and a real contraction (K = 0 has its own rule).
+  if (element_count(dst.desc) == 0 || a.desc.shape.back() == 0) return false;
+  if (!acceptable(a.desc) || !acceptable(b.desc) || !acceptable(dst.desc) ||
+      dst.desc.strides.back() != 1)
+    return false;
+  for (int i = 0; i < r; ++i) {
+    if (bias.desc.shape[i] != 1 && bias.desc.shape[i] != dst.desc.shape[i]) return false;
+    if (bias.desc.shape[i] > 1 && bias.desc.strides[i] <= 0) return false;
+  }
+  const auto e = impl_->primitive(a.desc, b.desc, dst.desc, &bias.desc, 1.0f, 0.0f);
+  if (!e->prim) return false;
+  execute(*e, at(a.data, a.desc), at(b.data, b.desc), at(dst.data, dst.desc),
+          at(bias.base(), bias.desc));
+  return true;
 }
 
 }  // namespace geon::cpu

@@ -1,7 +1,8 @@
 // The oneDNN matmul primitive behind MatMul and Gemm: dst = alpha * a·b (+ beta * dst), over
 // batched strided float views. Strides travel in the memory descriptors, so a transposed
 // operand is read in place; layouts oneDNN cannot take are made dense first. Primitives are
-// cached per (shapes, strides, alpha, beta), and execution is safe from several threads.
+// cached per (shapes, strides, alpha, beta, bias) and use a user-managed scratchpad from the
+// calling thread, so one cached primitive may run on several threads at once.
 #pragma once
 
 #include <map>
@@ -22,6 +23,11 @@ class DnnlMatmul {
   // addend (Gemm's C, broadcast).
   void run(const ConstOperand& a, const ConstOperand& b, const Operand& dst, float alpha,
            float beta) const;
+  // dst = a·b + bias, the bias (of dst's rank, each dim dst's length or 1) added by the
+  // primitive itself, so dst is written once. False, with nothing written, when oneDNN has no
+  // such primitive for these views (the caller adds the bias another way).
+  bool run_with_bias(const ConstOperand& a, const ConstOperand& b, const ConstOperand& bias,
+                     const Operand& dst) const;
 
  private:
   struct Impl;

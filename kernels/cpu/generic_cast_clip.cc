@@ -41,7 +41,11 @@ void clip(const Operand& dst, const ConstOperand& x, const ConstOperand* lo,
 }  // namespace
 
 Reason supports_identity(const Graph& g, const Node& n) { return check_io(g, n); }
-std::unique_ptr<Kernel> create_identity(const Graph&, const Node&) { return assign_kernel({}); }
+// Identity is the trivial view: the executor binds its output to the input's memory.
+std::unique_ptr<Kernel> create_identity(const Graph&, const Node& n) {
+  return make_view_kernel(
+      n, [](const TensorDesc& d, const KernelContext&) { return std::optional<TensorDesc>(d); });
+}
 
 Reason supports_cast(const Graph& g, const Node& n) {
   if (Reason r = check_io(g, n)) return r;

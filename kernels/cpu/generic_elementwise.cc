@@ -3,7 +3,10 @@
 // file binds them to cpu.generic's op coverage and the CPU engine's evaluate.
 #include <algorithm>
 #include <array>
+#include <memory>
+#include <vector>
 
+#include "core/base/error.h"
 #include "core/onnx/elementwise.h"
 #include "kernels/cpu/generic_ops.h"
 
@@ -32,13 +35,33 @@ Reason supports_elementwise(const Graph& g, const Node& n) {
   return onnx::elementwise_reason(g, n, "cpu.generic", check_engine_op);
 }
 
-std::unique_ptr<Kernel> create_elementwise(const Graph&, const Node& n) {
+std::unique_ptr<Kernel> create_elementwise(const Graph& g, const Node& n) {
   const onnx::ElementwiseSpec spec = onnx::elementwise_spec(n);
+  // The expression for the dtypes the graph declares is built once here; a call whose inputs
+  // have other dtypes (or a graph that does not know them) builds its own.
+  std::vector<DType> declared;
+  bool known = true;
+  for (int i = 0; i < static_cast<int>(n.inputs.size()); ++i) {
+    if (!has_input(n, i)) continue;
+    declared.push_back(input_dtype(g, n, i));
+    known = known && declared.back() != DType::kUndefined;
+  }
+  std::shared_ptr<const Expr> built;
+  if (known && !declared.empty()) {
+    try {
+      built = std::make_shared<const Expr>(onnx::elementwise_expr(spec, declared));
+    } catch (const Error&) {
+      // Left to the call, which reports it with the actual inputs.
+    }
+  }
   return std::make_unique<ElementwiseKernel>(
-      [spec](KernelContext& ctx) {
+      [spec, built](KernelContext& ctx) {
         const onnx::ElementwiseInputs in = onnx::elementwise_inputs(ctx);
         const TensorRef& out = ctx.output(0, in.shape);
-        evaluate(onnx::elementwise_expr(spec, in.dtypes), dst_of(out), in.srcs);
+        if (built && built->inputs == in.dtypes)
+          evaluate(*built, dst_of(out), in.srcs);
+        else
+          evaluate(onnx::elementwise_expr(spec, in.dtypes), dst_of(out), in.srcs);
       },
       static_cast<int>(n.inputs.size()));
 }

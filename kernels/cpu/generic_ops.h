@@ -40,6 +40,13 @@ void check_output_size(DType dtype, const Dims& shape, std::string_view what);
 // node's name.
 std::unique_ptr<Kernel> make_node_kernel(const Node& n, FnKernel::Fn fn);
 
+// generic_views.cc: a kernel for a view op (kernel.h: Kernel::view). `view` maps input 0's
+// description (and the run's parameter inputs) to output 0's, nullopt when this run cannot
+// be a view; `copy` fills a planned output instead (default: assign the view into it). Errors
+// are prefixed with the op, as make_node_kernel does.
+using ViewFn = std::function<std::optional<TensorDesc>(const TensorDesc&, const KernelContext&)>;
+std::unique_ptr<Kernel> make_view_kernel(const Node& n, ViewFn view, FnKernel::Fn copy = {});
+
 #define GEON_CPU_FAMILY(name)                            \
   Reason supports_##name(const Graph& g, const Node& n); \
   std::unique_ptr<Kernel> create_##name(const Graph& g, const Node& n)

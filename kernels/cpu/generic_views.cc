@@ -1,7 +1,10 @@
-// Movement ops as views: each changes only the input's description (core/desc/views.h), then
-// one assign copies it into the output. Parameter inputs (shape, axes, starts...) are read
-// once in create() when constant, else from the run's host tensors and checked against the data.
+// Movement ops as views: each changes only the input's description (core/desc/views.h). The
+// executor binds that view as the output (no copy) where it can; otherwise one assign copies
+// it into the output. Parameter inputs (shape, axes, starts...) are read once in create() when
+// constant, else from the run's host tensors and checked against the data.
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/base/error.h"
@@ -46,15 +49,42 @@ void copy_reshaped(KernelContext& ctx, const TensorRef& src, const Dims& shape) 
   }
 }
 
-// One view function of the input's description (which may read the run's parameter inputs),
-// then a copy into the output.
-using ViewFn = std::function<TensorDesc(const TensorDesc&, const KernelContext&)>;
-std::unique_ptr<Kernel> view_kernel(const Node& n, ViewFn view) {
-  return make_node_kernel(n, [view = std::move(view)](KernelContext& ctx) {
-    const TensorRef& src = ctx.input(0);
-    const TensorDesc v = view(src.desc, ctx);
-    assign(dst_of(ctx.output(0, v.shape)), ConstOperand(v, src.data));
-  });
+class ViewKernel final : public Kernel {
+ public:
+  ViewKernel(std::string op, ViewFn view, FnKernel::Fn copy)
+      : op_(std::move(op)), view_(std::move(view)), copy_(std::move(copy)) {}
+  bool is_view() const override { return true; }
+  std::optional<TensorDesc> view(const KernelContext& ctx) const override {
+    try {
+      return view_(ctx.input(0).desc, ctx);
+    } catch (const Error& e) {
+      fail(e.code(), op_ + ": " + e.what());
+    }
+  }
+  void compute(KernelContext& ctx) const override {
+    try {
+      if (copy_) return copy_(ctx);
+      const TensorRef& src = ctx.input(0);
+      const std::optional<TensorDesc> v = view_(src.desc, ctx);
+      if (!v) fail(ErrorCode::kInternal, "the view function gave no view to copy");
+      assign(dst_of(ctx.output(0, v->shape)), ConstOperand(*v, src.data));
+    } catch (const Error& e) {
+      fail(e.code(), op_ + ": " + e.what());
+    }
+  }
+
+ private:
+  std::string op_;
+  ViewFn view_;
+  FnKernel::Fn copy_;
+};
+
+// A view function that always has a view (everything but reshapes).
+using AlwaysViewFn = std::function<TensorDesc(const TensorDesc&, const KernelContext&)>;
+std::unique_ptr<Kernel> view_kernel(const Node& n, AlwaysViewFn view) {
+  return make_view_kernel(n,
+                          [view = std::move(view)](const TensorDesc& d, const KernelContext& ctx)
+                              -> std::optional<TensorDesc> { return view(d, ctx); });
 }
 
 // ONNX Reshape's shape: 0 copies the input's dim (unless allowzero), -1 takes what is left.
@@ -124,6 +154,10 @@ TensorDesc slice_view(const TensorDesc& d, const Ints& starts, const Ints& ends,
 
 }  // namespace
 
+std::unique_ptr<Kernel> make_view_kernel(const Node& n, ViewFn view, FnKernel::Fn copy) {
+  return std::make_unique<ViewKernel>(n.op, std::move(view), std::move(copy));
+}
+
 Reason supports_transpose(const Graph& g, const Node& n) { return check_io(g, n); }
 std::unique_ptr<Kernel> create_transpose(const Graph&, const Node& n) {
   const std::optional<Ints> perm = attr_ints(n, "perm");
@@ -140,25 +174,36 @@ Reason supports_reshape(const Graph& g, const Node& n) {
 std::unique_ptr<Kernel> create_reshape(const Graph& g, const Node& n) {
   const IntsInput spec = ints_input(g, n, 1);
   const bool allowzero = attr_int(n, "allowzero", 0) != 0;
-  return make_node_kernel(n, [spec, allowzero](KernelContext& ctx) {
-    const TensorRef& src = ctx.input(0);
-    copy_reshaped(ctx, src,
-                  resolve_reshape(src.desc.shape, spec.read(ctx, "the shape"), allowzero));
-  });
+  auto shape = [spec, allowzero](const TensorDesc& d, const KernelContext& ctx) {
+    return resolve_reshape(d.shape, spec.read(ctx, "the shape"), allowzero);
+  };
+  return make_view_kernel(
+      n,
+      [shape](const TensorDesc& d, const KernelContext& ctx) {
+        return reshape(d, shape(d, ctx)).view;
+      },
+      [shape](KernelContext& ctx) {
+        const TensorRef& src = ctx.input(0);
+        copy_reshaped(ctx, src, shape(src.desc, ctx));
+      });
 }
 
 Reason supports_flatten(const Graph& g, const Node& n) { return check_io(g, n); }
 std::unique_ptr<Kernel> create_flatten(const Graph&, const Node& n) {
   const int64_t axis = attr_int(n, "axis", 1);
-  return make_node_kernel(n, [axis](KernelContext& ctx) {
-    const TensorRef& src = ctx.input(0);
-    const int a =
-        axis == src.desc.rank() ? static_cast<int>(axis) : normalize_axis(axis, src.desc.rank());
+  auto shape = [axis](const TensorDesc& d) {
+    const int a = axis == d.rank() ? static_cast<int>(axis) : normalize_axis(axis, d.rank());
     int64_t outer = 1;
-    for (int d = 0; d < a; ++d) outer *= src.desc.shape[d];
-    const int64_t total = element_count(src.desc);
-    copy_reshaped(ctx, src, {outer, outer == 0 ? 0 : total / outer});
-  });
+    for (int i = 0; i < a; ++i) outer *= d.shape[i];
+    const int64_t total = element_count(d);
+    return Dims{outer, outer == 0 ? 0 : total / outer};
+  };
+  return make_view_kernel(
+      n, [shape](const TensorDesc& d, const KernelContext&) { return reshape(d, shape(d)).view; },
+      [shape](KernelContext& ctx) {
+        const TensorRef& src = ctx.input(0);
+        copy_reshaped(ctx, src, shape(src.desc));
+      });
 }
 
 Reason supports_squeeze_attr(const Graph& g, const Node& n) { return check_io(g, n); }

@@ -61,8 +61,20 @@ def bits(number):
     return entry[3] if entry else 0
 
 
+# Memos of to_numpy and from_numpy: both run for every input and output of every Run.
+_TO_NUMPY = {}
+_FROM_NUMPY = {}
+
+
 def to_numpy(number):
     """The numpy dtype for an ONNX element type, or a ValueError saying why there is none."""
+    dtype = _TO_NUMPY.get(number)
+    if dtype is None:
+        dtype = _TO_NUMPY[number] = _to_numpy(number)
+    return dtype
+
+
+def _to_numpy(number):
     entry = _TABLE.get(number)
     if entry is None:
         raise ValueError("element type %d is not an ONNX tensor element type" % number)
@@ -79,6 +91,13 @@ def to_numpy(number):
 def from_numpy(dtype):
     """The ONNX element type number of a numpy dtype, or a ValueError naming it."""
     dtype = np.dtype(dtype)
+    number = _FROM_NUMPY.get(dtype)
+    if number is None:
+        number = _FROM_NUMPY[dtype] = _from_numpy(dtype)
+    return number
+
+
+def _from_numpy(dtype):
     for number, (_, np_name, ml_name, _) in _TABLE.items():
         if np_name is not None and dtype == np.dtype(np_name):
             return number

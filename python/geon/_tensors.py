@@ -4,6 +4,7 @@ memory, which lives until the last array viewing it is gone.
 """
 
 import ctypes
+import math
 
 import numpy as np
 
@@ -44,10 +45,11 @@ class FedInput:
         self.array = array
         self.data = data
         self.shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+        # The array converts to the pointer field as it is (no ctypes.cast: Run's hot path).
         self.tensor = _capi.GeonTensor(
             dtype=number,
             rank=array.ndim,
-            shape=ctypes.cast(self.shape, ctypes.POINTER(ctypes.c_int64)),
+            shape=self.shape,
             data=data.ctypes.data,
             bytes=data.nbytes,
         )
@@ -71,23 +73,27 @@ class ResultOwner:
 
 def result_array(owner, index):
     """Output `index` of a result as a numpy array (a view of the result's memory)."""
+    # Run's hot path: the output's name is fetched only for an error message.
     table = _capi.api()
     tensor = _capi.GeonTensor()
     _capi.check(table.result_tensor(owner.handle, index, ctypes.byref(tensor)))
-    name = _capi.text(table.result_name(owner.handle, index))
+
+    def name():
+        return _capi.text(table.result_name(owner.handle, index))
+
     if tensor.rank < 0:
-        raise _capi.GeonError("output '%s': negative rank %d" % (name, tensor.rank), _capi.INTERNAL)
-    shape = tuple(tensor.shape[k] for k in range(tensor.rank))
+        raise _capi.GeonError("output '%s': negative rank %d" % (name(), tensor.rank), _capi.INTERNAL)
+    shape = tuple(tensor.shape[: tensor.rank]) if tensor.rank else ()
     if tensor.dtype == _dtypes.STRING:
         raise _capi.GeonError(
-            "output '%s': string tensors are not supported by geon's Python package" % name,
+            "output '%s': string tensors are not supported by geon's Python package" % name(),
             _capi.UNSUPPORTED,
         )
     try:
         dtype = _dtypes.to_numpy(tensor.dtype)
     except ValueError as e:
-        raise _capi.GeonError("output '%s': %s" % (name, e), _capi.UNSUPPORTED) from None
-    count = int(np.prod(shape, dtype=np.int64))
+        raise _capi.GeonError("output '%s': %s" % (name(), e), _capi.UNSUPPORTED) from None
+    count = math.prod(shape)
     if _dtypes.bits(tensor.dtype) < 8:
         expected = _dtypes.packed_bytes(tensor.dtype, count)
     else:
@@ -95,7 +101,7 @@ def result_array(owner, index):
     if tensor.bytes < expected or (expected and not tensor.data):
         raise _capi.GeonError(
             "output '%s': the library returned %d bytes for shape %s of %s (needs %d)"
-            % (name, tensor.bytes, list(shape), _dtypes.onnx_name(tensor.dtype), expected),
+            % (name(), tensor.bytes, list(shape), _dtypes.onnx_name(tensor.dtype), expected),
             _capi.INTERNAL,
         )
     if expected == 0:

@@ -116,6 +116,32 @@ TEST(EngineExpression, ThreadCountDoesNotChangeElementwiseResults) {
   EXPECT_EQ(o1, o3);
 }
 
+// Chunk buffers are kept per thread between passes up to a size and allocated per pass
+// beyond it, and chunk pointers live on the stack up to a node count: a long chain (beyond
+// both), then short passes of other sizes on the same thread, each equal step by step.
+TEST(EngineExpression, LongChainsAndShortPassesAlternatingAgreeWithStepByStep) {
+  const DType f = DType::kFloat;
+  std::mt19937 rng(7);
+  for (int nodes : {1, 3, 24, 2, 40, 1}) {
+    for (int64_t n : {int64_t{5}, int64_t{4096 * 3 + 17}}) {
+      std::vector<float> x(n), fused(n), stepped(n);
+      for (float& v : x) v = std::uniform_real_distribution<float>(-1, 1)(rng);
+      const DType in[] = {f, f};
+      ExprBuilder b(in);
+      ExprArg acc = b.input(0);
+      for (int k = 0; k < nodes; ++k) acc = b.apply(k % 2 ? "mul" : "add", {acc, b.input(1)});
+      const ConstOperand ops[] = {{vec(f, n), x.data()}, ConstOperand::scalar(0.5, f)};
+      evaluate(b.build(), {vec(f, n), fused.data()}, ops);
+      stepped = x;
+      for (int k = 0; k < nodes; ++k)
+        binary(k % 2 ? "mul" : "add", {vec(f, n), stepped.data()}, {vec(f, n), stepped.data()},
+               ops[1]);
+      SCOPED_TRACE("nodes " + std::to_string(nodes) + ", n " + std::to_string(n));
+      EXPECT_EQ(fused, stepped);
+    }
+  }
+}
+
 TEST(EngineExpression, DestinationSmallerThanLoopNeedsAReduction) {
   std::vector<float> x(6), out(3);
   try {

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <new>
 
+#include "core/desc/views.h"
 #include "core/engine/thread_pool.h"
 
 namespace geon::testing {
@@ -41,9 +42,26 @@ void register_fake_device() {
   });
 }
 
+// The storage index of the i-th element in row-major order: views (strided inputs) read right.
+int64_t element_at(const TensorDesc& d, int64_t i) {
+  int64_t at = d.offset;
+  for (int k = d.rank() - 1; k >= 0; --k) {
+    const int64_t len = std::max<int64_t>(d.shape[k], 1);
+    at += (i % len) * d.strides[k];
+    i /= len;
+  }
+  return at;
+}
+
 template <typename T>
-const T* in(const TensorRef& t) {
-  return static_cast<const T*>(t.data) + t.desc.offset;
+struct Reader {
+  const T* base;
+  const TensorDesc* desc;
+  T operator[](int64_t i) const { return base[element_at(*desc, i)]; }
+};
+template <typename T>
+Reader<T> in(const TensorRef& t) {
+  return {static_cast<const T*>(t.data), &t.desc};
 }
 template <typename T>
 T* out(TensorRef& t) {
@@ -106,7 +124,36 @@ void identity(KernelContext& ctx) {
   const TensorRef& x = ctx.input(0);
   TensorRef& y = ctx.output(0, x.desc.shape);
   const size_t bytes = static_cast<size_t>(dtype_bytes_for(x.desc.dtype, element_count(x.desc)));
-  if (bytes) std::memcpy(y.data, in<std::byte>(x) + 0, bytes);
+  const auto* src = static_cast<const std::byte*>(x.data);
+  if (is_contiguous(x.desc)) {
+    if (bytes) std::memcpy(y.data, src + dtype_bytes_for(x.desc.dtype, x.desc.offset), bytes);
+    return;
+  }
+  const int64_t size = dtype_bytes_for(x.desc.dtype, 1);
+  for (int64_t i = 0; i < element_count(x.desc); ++i)
+    std::memcpy(static_cast<std::byte*>(y.data) + i * size, src + element_at(x.desc, i) * size,
+                static_cast<size_t>(size));
+}
+// Transpose (rank 2): a view kernel; compute() (a copy) runs when the executor does not alias.
+TensorDesc transposed(const TensorDesc& d) {
+  if (d.rank() != 2) fail(ErrorCode::kInvalidArgument, "Transpose takes matrices");
+  return transpose(d);
+}
+void transpose_copy(KernelContext& ctx) {
+  const TensorRef& x = ctx.input(0);
+  const TensorDesc v = transposed(x.desc);
+  TensorRef& y = ctx.output(0, v.shape);
+  const TensorRef src{v, x.data, x.device};
+  for (int64_t i = 0; i < element_count(v); ++i) out<float>(y)[i] = in<float>(src)[i];
+}
+// Flat: all dims merged into one; a view only when the strides allow it (not of a transpose).
+std::optional<TensorDesc> flat_view(const TensorDesc& d) {
+  return reshape(d, Dims{element_count(d)}).view;
+}
+void flat_copy(KernelContext& ctx) {
+  const TensorRef& x = ctx.input(0);
+  TensorRef& y = ctx.output(0, Dims{element_count(x.desc)});
+  for (int64_t i = 0; i < element_count(x.desc); ++i) out<float>(y)[i] = in<float>(x)[i];
 }
 // Grow(n): n floats, each n; the output shape depends on the input's value.
 void grow(KernelContext& ctx) {
@@ -165,6 +212,28 @@ class FnKernel final : public Kernel {
   std::span<const int> in_place_;
 };
 
+// A view kernel: the view function, and compute() for when the executor copies instead.
+// Counts its compute() calls, so tests see whether the executor aliased.
+using ViewFn = std::optional<TensorDesc> (*)(const TensorDesc&);
+std::atomic<int64_t> g_view_copies{0};
+class FakeViewKernel final : public Kernel {
+ public:
+  FakeViewKernel(ViewFn v, Fn copy) : view_(v), copy_(copy) {}
+  bool is_view() const override { return true; }
+  std::optional<TensorDesc> view(const KernelContext& ctx) const override {
+    return view_(ctx.input(0).desc);
+  }
+  void compute(KernelContext& ctx) const override {
+    ++g_view_copies;
+    copy_(ctx);
+  }
+
+ private:
+  ViewFn view_;
+  Fn copy_;
+};
+std::optional<TensorDesc> transpose_view(const TensorDesc& d) { return transposed(d); }
+
 constexpr int kFirst[] = {0};
 constexpr int kBoth[] = {0, 1};
 
@@ -183,6 +252,13 @@ std::unique_ptr<Kernel> in_place_on(const Graph&, const Node&) {
 template <Fn F, const auto& InPlace>
 std::unique_ptr<Kernel> in_place_on_dev(const Graph&, const Node&) {
   return std::make_unique<FnKernel>(F, kDev, InPlace);
+}
+
+std::unique_ptr<Kernel> transpose_kernel(const Graph&, const Node&) {
+  return std::make_unique<FakeViewKernel>(transpose_view, transpose_copy);
+}
+std::unique_ptr<Kernel> flat_kernel(const Graph&, const Node&) {
+  return std::make_unique<FakeViewKernel>(flat_view, flat_copy);
 }
 
 std::optional<std::string> any(const Graph&, const Node&) { return std::nullopt; }
@@ -206,6 +282,9 @@ constexpr KernelEntry kHostEntries[] = {
     {"", "Sub", 7, any, in_place_on<sub, kBoth>},
     {"", "Reverse", 1, any, in_place_on<reverse, kFirst>},
     {"", "PoolSize", 1, any, on_host<pool_size>},
+    {"", "Transpose", 1, any, transpose_kernel},
+    {"", "TransposeCopy", 1, any, on_host<transpose_copy>},
+    {"", "Flat", 1, any, flat_kernel},
 };
 constexpr KernelEntry kDevEntries[] = {
     {"", "Add", 7, floats_only, on_dev<add>},
@@ -239,6 +318,7 @@ const KernelSet& dev_set() {
   return set;
 }
 int64_t device_copies() { return g_copies; }
+int64_t view_copies() { return g_view_copies; }
 int64_t device_allocations() { return g_allocations; }
 
 }  // namespace geon::testing

@@ -1,6 +1,7 @@
 // Fakes for the executor tests: a graph builder with shaped values, naive kernels (Add, Mul,
 // Relu, MatMul, Less, Identity, a data-dependent Grow, a failing op, a planned-shape op; Neg,
-// Sub, Reverse allowing in-place outputs; PoolSize reporting the engine pool) in a host set
+// Sub, Reverse allowing in-place outputs; PoolSize reporting the engine pool; view kernels
+// Transpose and Flat, and TransposeCopy, the same Transpose as no view) in a host set
 // "test.host" and a device set "test.dev" on cuda:0 whose memory is really host memory (its
 // allocator and copy are registered here), so transfers run without a GPU.
 #pragma once
@@ -178,5 +179,7 @@ const KernelSet& dev_set();
 // Copies and allocations made through the fake device's registrations, since start.
 int64_t device_copies();
 int64_t device_allocations();
+// compute() calls of the view kernels (the runs where the executor copied instead of aliasing).
+int64_t view_copies();
 
 }  // namespace geon::testing

@@ -1,6 +1,7 @@
 // cpu.dnnl MatMul and Gemm against naive triple loops: seeded random shapes with batch
 // broadcasting, 1-D operands, transposed (strided) inputs read in place, Gemm's transA/transB,
-// alpha/beta and every broadcast form of C; and supports() refusing other dtypes.
+// alpha/beta and every broadcast form of C (also as the primitive's bias when alpha = beta =
+// 1); and supports() refusing other dtypes.
 #include <gtest/gtest.h>
 
 #include "kernels/cpu/kernel_sets.h"
@@ -128,6 +129,37 @@ TEST(CpuDnnlGemm, TransposesAlphaBetaAndCBroadcast) {
         return 2 * s;
       },
       1e-4);
+}
+
+// alpha = beta = 1 takes the path where C is the primitive's bias (no pre-filled Y): every
+// broadcast form of C, transposed operands and a transposed (strided) C.
+TEST(CpuDnnlGemm, UnitAlphaBetaAddsEveryBroadcastOfC) {
+  std::mt19937 rng(34);
+  const int64_t M = 6, K = 5, N = 4;
+  const std::vector<Dims> c_shapes = {{}, {1}, {N}, {1, N}, {M, 1}, {M, N}, {1, 1}};
+  int trial = 0;
+  for (const Dims& cs : c_shapes) {
+    for (int t = 0; t < 4; ++t, ++trial) {
+      const bool ta = t & 1, tb = t & 2;
+      const Host a = Host::random(DType::kFloat, ta ? Dims{K, M} : Dims{M, K}, rng);
+      const Host b = Host::random(DType::kFloat, tb ? Dims{N, K} : Dims{K, N}, rng);
+      Host c = Host::random(DType::kFloat, cs, rng);
+      if (cs.size() == 2 && trial % 2) c = c.strided({1, 0});
+      NodeGraph ng("Gemm", 13);
+      ng.in(a).in(b).in(c).out(DType::kFloat, {M, N}).attr_i("transA", ta).attr_i("transB", tb);
+      SCOPED_TRACE(to_string(c.desc) + " ta=" + std::to_string(ta) + " tb=" + std::to_string(tb));
+      expect_values(
+          ng.run(dnnl())[0], {M, N},
+          [&](int64_t i) {
+            const int64_t m = i / N, n = i % N;
+            double s = 0;
+            for (int64_t k = 0; k < K; ++k)
+              s += a.at(ta ? k * M + m : m * K + k) * b.at(tb ? n * K + k : k * N + n);
+            return s + bcast_at(c, {M, N}, i);
+          },
+          1e-4);
+    }
+  }
 }
 
 TEST(CpuDnnl, SupportsReasons) {

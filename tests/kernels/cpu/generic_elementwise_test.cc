@@ -156,6 +156,33 @@ TEST(CpuGenericElementwise, BitShiftDirection) {
   expect_values(r.run(gen())[0], {3}, [](int64_t i) { return (i + 1) >> (i + 1); });
 }
 
+// The kernel builds its expression once for the dtypes the graph declares; calls with other
+// shapes reuse it, and a call whose inputs have another dtype than declared builds its own.
+TEST(CpuGenericElementwise, OneKernelServesCallsOfOtherShapesAndDtypes) {
+  std::mt19937 rng(13);
+  NodeGraph ng("Mul", 14);
+  ng.in(Host::random(DType::kFloat, {2, 3}, rng)).in(Host::random(DType::kFloat, {3}, rng));
+  ng.out(DType::kFloat, {2, 3});
+  const std::unique_ptr<Kernel> k = find_kernel(gen(), *ng.node)->create(ng.g, *ng.node);
+  struct Call {
+    DType t;
+    Dims a, b, out;
+  };
+  const Call calls[] = {{DType::kFloat, {2, 3}, {3}, {2, 3}},
+                        {DType::kFloat, {4, 1, 5}, {1, 6, 1}, {4, 6, 5}},
+                        {DType::kDouble, {3, 2}, {2}, {3, 2}},
+                        {DType::kFloat, {7}, {7}, {7}}};
+  for (const Call& c : calls) {
+    const Host a = Host::random(c.t, c.a, rng), b = Host::random(c.t, c.b, rng);
+    FakeContext ctx({a, b}, {c.t});
+    k->compute(ctx);
+    SCOPED_TRACE(to_string(a.desc) + " * " + to_string(b.desc));
+    EXPECT_EQ(ctx.result(0).desc.dtype, c.t);
+    expect_values(ctx.result(0), c.out,
+                  [&](int64_t i) { return bcast_at(a, c.out, i) * bcast_at(b, c.out, i); });
+  }
+}
+
 TEST(CpuGenericElementwise, SupportsReasons) {
   NodeGraph str("Add", 14);
   str.in(Host{TensorDesc{DType::kString, {2}, {1}, 0, {}}, nullptr})

@@ -1,0 +1,86 @@
+// cpu.dnnl kernels are created once and may compute on several threads at once (a session's
+// Run is thread-safe): one MatMul kernel and one Gemm kernel, each run concurrently from
+// several threads over shapes that share and do not share cached primitives, must give every
+// thread the result of the naive triple loop.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "kernels/cpu/kernel_sets.h"
+#include "tests/kernels/cpu/reference.h"
+
+namespace geon::cpu::testing {
+namespace {
+
+const KernelSet& dnnl() { return dnnl_kernels(); }
+
+// Largest |got - want| of a (M, K) x (K, N) product plus an optional bias row, over the
+// output of one run.
+double max_error(const Host& a, const Host& b, const Host* bias, const Host& got) {
+  const int64_t M = a.desc.shape[0], K = a.desc.shape[1], N = b.desc.shape[1];
+  double worst = 0;
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      double s = bias ? bias->at(n) : 0.0;
+      for (int64_t k = 0; k < K; ++k) s += a.at(m * K + k) * b.at(k * N + n);
+      worst = std::max(worst, std::abs(got.at(m * N + n) - s));
+    }
+  return worst;
+}
+
+void run_concurrently(const std::string& op, bool with_bias) {
+  // The node's declared shapes do not matter to the kernel: it takes them from its inputs.
+  NodeGraph ng(op, 13);
+  std::mt19937 seed_rng(41);
+  ng.in(Host::random(DType::kFloat, {2, 3}, seed_rng))
+      .in(Host::random(DType::kFloat, {3, 4}, seed_rng));
+  if (with_bias) ng.in(Host::random(DType::kFloat, {4}, seed_rng));
+  ng.out(DType::kFloat, {2, 4});
+  const KernelEntry* e = find_kernel(dnnl(), *ng.node);
+  ASSERT_NE(e, nullptr);
+  const std::unique_ptr<Kernel> kernel = e->create(ng.g, *ng.node);
+
+  constexpr int kThreads = 4, kRounds = 20;
+  std::vector<double> worst(kThreads, 0.0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        std::mt19937 rng(100 + t);
+        for (int r = 0; r < kRounds; ++r) {
+          // Two threads share each shape, so cached primitives run on several threads.
+          const int64_t M = 16 + 16 * (t % 2), K = 48 + 8 * (r % 3), N = 40;
+          const Host a = Host::random(DType::kFloat, {M, K}, rng);
+          const Host b = Host::random(DType::kFloat, {K, N}, rng);
+          const Host bias = Host::random(DType::kFloat, {N}, rng);
+          std::vector<Host> in{a, b};
+          if (with_bias) in.push_back(bias);
+          FakeContext ctx(in, {DType::kFloat});
+          kernel->compute(ctx);
+          worst[t] =
+              std::max(worst[t], max_error(a, b, with_bias ? &bias : nullptr, ctx.result(0)));
+        }
+      } catch (const std::exception& ex) {
+        errors[t] = ex.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_LT(worst[t], 1e-3) << "thread " << t;
+  }
+}
+
+TEST(CpuDnnlThreads, OneMatMulKernelComputesOnSeveralThreadsAtOnce) {
+  run_concurrently("MatMul", false);
+}
+
+TEST(CpuDnnlThreads, OneGemmKernelWithBiasComputesOnSeveralThreadsAtOnce) {
+  run_concurrently("Gemm", true);
+}
+
+}  // namespace
+}  // namespace geon::cpu::testing
