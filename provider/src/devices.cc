@@ -3,6 +3,7 @@
 
 #include "kernels/cpu/kernel_sets.h"
 #ifdef GEON_HAVE_CUDA
+#include "kernels/cuda/device.h"
 #include "kernels/cuda/kernel_set.h"
 #endif
 
@@ -17,7 +18,13 @@ DeviceList resolve_devices(const std::vector<std::string>& names) {
       out.sets.push_back(&cpu::generic_kernels());
     } else if (name == "cuda") {
 #ifdef GEON_HAVE_CUDA
-      out.sets.push_back(&cuda::kernel_set());
+      // Skipped as a whole when no GPU is usable, so the report says why once, under
+      // "unavailable", rather than once per node.
+      const cuda::Availability& a = cuda::cached_availability();
+      if (a.available)
+        out.sets.push_back(&cuda::kernel_set());
+      else
+        out.unavailable.emplace_back(name, "CUDA is not usable: " + a.reason);
 #else
       out.unavailable.emplace_back(name, "not built (this library has no CUDA kernels)");
 #endif

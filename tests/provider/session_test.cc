@@ -222,12 +222,14 @@ TEST(ProviderSession, ReportSaysWhatBecameOfEachRequestedDevice) {
   const std::string report = s.placement_report();
   EXPECT_TRUE(mentions(report, "\"requested\": [\"cuda\", \"cpu.dnnl\", \"cpu.generic\"]"))
       << report;
-  // Built without CUDA the set is listed as unavailable; built with it, it is used (and
-  // refuses MatMul, which is in no CUDA table).
-  if (mentions(library().version(), "cuda"))
-    EXPECT_TRUE(mentions(report, "\"used\": [\"cuda\", ")) << report;
-  else
+  // Built without CUDA, or on a machine without a usable GPU, the set is listed as
+  // unavailable with the reason; with a GPU it is used (and refuses MatMul, in no CUDA table).
+  if (!mentions(library().version(), "cuda")) {
     EXPECT_TRUE(mentions(report, "{\"set\": \"cuda\", \"reason\": \"not built")) << report;
+  } else if (!mentions(report, "\"used\": [\"cuda\", ")) {
+    EXPECT_TRUE(mentions(report, "{\"set\": \"cuda\", \"reason\": \"CUDA is not usable: "))
+        << report;
+  }
   EXPECT_EQ(set_of(report, "mm1"), "cpu.dnnl") << report;
 }
 
