@@ -305,10 +305,6 @@ std::optional<ShapeKey> static_key(const Compiled& c) {
 
 }  // namespace
 
-bool is_control_flow(const Node& n) {
-  return n.domain.empty() && (n.op == "If" || n.op == "Loop" || n.op == "Scan");
-}
-
 std::string node_label(const Node& n, int index) {
   return n.name.empty() ? n.op + "_" + std::to_string(index) : n.name;
 }

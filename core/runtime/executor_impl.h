@@ -35,7 +35,6 @@ class ControlFlow {
   virtual std::vector<const ExecutableImpl*> bodies() const = 0;
 };
 
-bool is_control_flow(const Node& n);
 // Compiles n's bodies with the same sets; geon::Error for a form the executor cannot run.
 std::unique_ptr<ControlFlow> make_control_flow(const Graph& g, const Node& n,
                                                std::span<const KernelSet* const> sets,

@@ -40,6 +40,10 @@ void add_once(std::vector<int>& list, int v) {
 
 }  // namespace
 
+bool is_control_flow(const Node& n) {
+  return n.domain.empty() && (n.op == "If" || n.op == "Loop" || n.op == "Scan");
+}
+
 Placement partition(const Graph& g, std::span<const KernelSet* const> sets) {
   const size_t nn = g.nodes.size();
   Placement out;

@@ -49,6 +49,11 @@ struct Placement {
   std::vector<Transfer> transfers;   // by value index
 };
 
+// If, Loop and Scan (default domain): no kernel set runs them; the executor runs their bodies
+// as nested plans. partition() leaves them unclaimed (a host may run them itself), and the
+// placement report shows them on the pseudo-set "control" on the host.
+bool is_control_flow(const Node& n);
+
 // Places g's nodes on `sets` (highest priority first). A node with nested graphs (If, Loop,
 // Scan) is placed as a whole; it depends on every outer value its bodies capture.
 Placement partition(const Graph& g, std::span<const KernelSet* const> sets);

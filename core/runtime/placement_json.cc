@@ -18,6 +18,14 @@ std::string value_names(const Graph& g, const std::vector<int>& values) {
 std::string placement_json(const Graph& g, const Placement& p,
                            std::span<const KernelSet* const> sets) {
   auto set_name = [&](int s) { return s >= 0 ? json_string(sets[s]->name) : std::string("null"); };
+  // Control flow is unclaimed by every set but run by the executor itself, on the host.
+  auto node_set = [&](const Node& n, int s) {
+    return s < 0 && is_control_flow(n) ? json_string("control") : set_name(s);
+  };
+  auto node_device = [&](const Node& n, int s) {
+    if (s >= 0) return json_string(to_string(sets[s]->device));
+    return is_control_flow(n) ? json_string(to_string(Device{})) : std::string("null");
+  };
   std::string out = "{\n  \"nodes\": [";
   for (size_t i = 0; i < p.nodes.size(); ++i) {
     const Node& n = g.nodes.at(i);
@@ -25,9 +33,8 @@ std::string placement_json(const Graph& g, const Placement& p,
     out += std::string(i ? "," : "") + "\n    {\"index\": " + std::to_string(i) +
            ", \"name\": " + json_string(n.name) +
            ", \"op\": " + json_string((n.domain.empty() ? "" : n.domain + ".") + n.op) +
-           ", \"opset\": " + std::to_string(n.opset) + ", \"set\": " + set_name(np.set) +
-           ", \"device\": " +
-           (np.set >= 0 ? json_string(to_string(sets[np.set]->device)) : std::string("null")) +
+           ", \"opset\": " + std::to_string(n.opset) + ", \"set\": " + node_set(n, np.set) +
+           ", \"device\": " + node_device(n, np.set) +
            ", \"subgraph\": " + std::to_string(np.subgraph) + ", \"refusals\": [";
     for (size_t r = 0; r < np.refusals.size(); ++r)
       out += std::string(r ? ", " : "") + "{\"set\": " + set_name(np.refusals[r].set) +

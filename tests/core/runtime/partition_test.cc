@@ -197,5 +197,24 @@ TEST(Partition, JsonReport) {
   EXPECT_NE(json.find("\"subgraphs\""), std::string::npos) << json;
 }
 
+// No set runs If/Loop/Scan (the executor runs their bodies), so partition() leaves them
+// unclaimed for a host, while the report says who runs them.
+TEST(Partition, ControlFlowIsUnclaimedButReportedAsControlOnTheHost) {
+  GraphBuilder b;
+  const int loop = b.node("loop", "Loop", {b.input("m", DType::kInt64)});
+  b.output(b.node("mystery", "Mystery", {loop}));
+  const Placement p = partition(b.graph(), kGpuFirst);
+  EXPECT_EQ(p.nodes[0].set, -1);
+  EXPECT_TRUE(is_control_flow(b.graph().nodes[0]));
+  EXPECT_FALSE(is_control_flow(b.graph().nodes[1]));
+  const std::string json = placement_json(b.graph(), p, kGpuFirst);
+  EXPECT_NE(json.find("\"op\": \"Loop\", \"opset\": 13, \"set\": \"control\", \"device\": \"host\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"op\": \"Mystery\", \"opset\": 13, \"set\": null, \"device\": null"),
+            std::string::npos)
+      << json;
+}
+
 }  // namespace
 }  // namespace geon
