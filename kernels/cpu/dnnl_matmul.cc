@@ -1,12 +1,13 @@
 // ONNX MatMul on oneDNN: numpy matmul semantics. 1-D operands are promoted (a to 1×K, b to
 // K×1) and the added dim dropped from the result; batch dims broadcast. All promotion is done
-// with views, so nothing is copied on the way in.
+// with views, so nothing is copied on the way in. A constant 2-D B is prepacked once, here.
 #include <algorithm>
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl_matmul_core.h"
 #include "kernels/cpu/dnnl_ops.h"
+#include "kernels/cpu/dnnl_packed_matmul.h"
 
 namespace geon::cpu {
 namespace {
@@ -18,6 +19,15 @@ TensorDesc lift(TensorDesc d, int rank) {
 }
 
 }  // namespace
+
+std::shared_ptr<const DnnlPackedMatmul> packed_constant(const Graph& g, const Node& n, int input,
+                                                        bool transposed, float alpha) {
+  if (static_cast<int>(n.inputs.size()) <= input || n.inputs[input] < 0) return nullptr;
+  const Value& v = g.value(n.inputs[input]);
+  // An overridable initializer may be fed another tensor at run time.
+  if (v.kind != ValueKind::kConstant || v.overridable || !v.data) return nullptr;
+  return DnnlPackedMatmul::pack(*v.data, transposed, alpha);
+}
 
 Reason supports_dnnl_matmul(const Graph& g, const Node& n) {
   for (int i = 0; i < 2; ++i)
@@ -32,9 +42,10 @@ Reason supports_dnnl_matmul(const Graph& g, const Node& n) {
   return std::nullopt;
 }
 
-std::unique_ptr<Kernel> create_dnnl_matmul(const Graph&, const Node&) {
+std::unique_ptr<Kernel> create_dnnl_matmul(const Graph& g, const Node& n) {
   auto mm = std::make_shared<DnnlMatmul>();
-  return make_kernel([mm](KernelContext& ctx) {
+  auto packed = packed_constant(g, n, 1, false, 1.0f);
+  return make_kernel([mm, packed](KernelContext& ctx) {
     TensorDesc a = ctx.input(0).desc, b = ctx.input(1).desc;
     require(a.rank() >= 1 && b.rank() >= 1, "MatMul: scalar operands");
     const bool a_vec = a.rank() == 1, b_vec = b.rank() == 1;
@@ -58,6 +69,10 @@ std::unique_ptr<Kernel> create_dnnl_matmul(const Graph&, const Node&) {
     if (a_vec) dst = unsqueeze(dst, std::vector<int64_t>{dst.rank() - (b_vec ? 0 : 1)});
     if (b_vec) dst = unsqueeze(dst, std::vector<int64_t>{dst.rank()});
     dst = lift(dst, rank);
+    // The packed B stands in for input 1 only when the run's input is that matrix.
+    if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
+        packed->run(ConstOperand(a, ctx.input(0).data), Operand{dst, out.data}, nullptr, 0.0f))
+      return;
     mm->run(ConstOperand(a, ctx.input(0).data), ConstOperand(b, ctx.input(1).data),
             Operand{dst, out.data}, 1.0f, 0.0f);
   });

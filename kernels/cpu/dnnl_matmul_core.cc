@@ -1,6 +1,6 @@
 // oneDNN matmul setup: memory descriptors from geon descriptions (strides in elements, the
-// offset folded into the pointer), a mutex-guarded primitive cache, and per-thread streams and
-// scratchpads so the per-call cost is a cache lookup and the memory objects.
+// offset folded into the pointer) and a mutex-guarded primitive cache; with the per-thread
+// streams and scratchpads of dnnl_runtime.h the per-call cost is a lookup and the memory objects.
 #include "kernels/cpu/dnnl_matmul_core.h"
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/base/error.h"
+#include "kernels/cpu/dnnl_runtime.h"
 
 namespace geon::cpu {
 namespace {
@@ -50,32 +51,6 @@ Dense densify(const ConstOperand& x) {
   Dense out{std::vector<float>(element_count(x.desc)), row_major(DType::kFloat, x.desc.shape)};
   assign(Operand{out.desc, out.data.data()}, x);
   return out;
-}
-
-// One CPU engine for the process: a primitive made on it may run on any thread.
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-// Per-thread stream and scratchpad: created once per thread instead of once per call, and
-// never shared, so concurrent calls of one primitive use separate scratch memory (the
-// user-managed scratchpad mode's condition for running one primitive on several threads).
-dnnl::stream& thread_stream() {
-  thread_local dnnl::stream stream(cpu_engine());
-  return stream;
-}
-
-void* thread_scratchpad(size_t bytes) {
-  constexpr size_t kAlign = 64;
-  thread_local std::unique_ptr<std::byte[]> buffer;
-  thread_local size_t size = 0;
-  if (bytes + kAlign > size) {
-    size = bytes + kAlign;
-    buffer.reset(new std::byte[size]);
-  }
-  const auto at = reinterpret_cast<uintptr_t>(buffer.get());
-  return buffer.get() + ((kAlign - at % kAlign) % kAlign);
 }
 
 constexpr size_t kMaxCachedPrimitives = 256;
@@ -135,7 +110,7 @@ struct DnnlMatmul::Impl {
     try {
       const auto desc = bias ? dnnl::matmul::desc(e->a, e->b, e->bias, e->c)
                              : dnnl::matmul::desc(e->a, e->b, e->c);
-      dnnl::matmul::primitive_desc pd(desc, attr, cpu_engine());
+      dnnl::matmul::primitive_desc pd(desc, attr, dnnl_engine());
       e->scratch = pd.scratchpad_desc();
       e->scratch_bytes = e->scratch.get_size();
       e->prim.emplace(pd);
@@ -152,7 +127,7 @@ struct DnnlMatmul::Impl {
 namespace {
 
 void execute(const Entry& e, const void* a, const void* b, void* c, const void* bias) {
-  dnnl::engine& engine = cpu_engine();
+  dnnl::engine& engine = dnnl_engine();
   dnnl::memory am(e.a, engine, const_cast<void*>(a));
   dnnl::memory bm(e.b, engine, const_cast<void*>(b));
   dnnl::memory cm(e.c, engine, c);
@@ -166,10 +141,10 @@ void execute(const Entry& e, const void* a, const void* b, void* c, const void* 
     args[n++] = {DNNL_ARG_BIAS, biasm->get()};
   }
   if (e.scratch_bytes) {
-    scratchm.emplace(e.scratch, engine, thread_scratchpad(e.scratch_bytes));
+    scratchm.emplace(e.scratch, engine, dnnl_thread_scratchpad(e.scratch_bytes));
     args[n++] = {DNNL_ARG_SCRATCHPAD, scratchm->get()};
   }
-  dnnl::stream& s = thread_stream();
+  dnnl::stream& s = dnnl_thread_stream();
   if (dnnl_primitive_execute(e.prim->get(), s.get(), n, args) != dnnl_success)
     fail(ErrorCode::kInternal, "oneDNN matmul: execution failed");
   s.wait();

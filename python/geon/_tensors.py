@@ -42,15 +42,17 @@ class FedInput:
             array = array.copy(order="C")  # copy() keeps rank 0, unlike ascontiguousarray
         data = _dtypes.pack(array, number)
         self.name = name
+        self.number = number
         self.array = array
         self.data = data
+        self.pointer = data.ctypes.data
         self.shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
-        # The array converts to the pointer field as it is (no ctypes.cast: Run's hot path).
+        # The array converts to the pointer field as it is (no ctypes.cast).
         self.tensor = _capi.GeonTensor(
             dtype=number,
             rank=array.ndim,
             shape=self.shape,
-            data=data.ctypes.data,
+            data=self.pointer,
             bytes=data.nbytes,
         )
 
@@ -84,6 +86,9 @@ def result_array(owner, index):
     if tensor.rank < 0:
         raise _capi.GeonError("output '%s': negative rank %d" % (name(), tensor.rank), _capi.INTERNAL)
     shape = tuple(tensor.shape[: tensor.rank]) if tensor.rank else ()
+    if any(length < 0 for length in shape):
+        message = "output '%s': negative length in shape %s" % (name(), list(shape))
+        raise _capi.GeonError(message, _capi.INTERNAL)
     if tensor.dtype == _dtypes.STRING:
         raise _capi.GeonError(
             "output '%s': string tensors are not supported by geon's Python package" % name(),

@@ -10,7 +10,7 @@ import os
 
 from collections.abc import Mapping
 
-from . import _capi, _dtypes, _tensors
+from . import _capi, _dtypes, _run_path, _tensors
 from .options import NativeOptions, SessionOptions, option_pairs
 
 
@@ -119,6 +119,7 @@ class InferenceSession:
         self._outputs = self._infos(table.session_output_count, table.session_output_info)
         for i, arg in enumerate(self._inputs):
             arg.has_default = bool(table.session_input_has_default(self._owner.handle, i))
+        self._run_path = _run_path.RunPath(self._inputs)
 
     def _infos(self, count, info):
         handle = self._owner.handle
@@ -157,36 +158,28 @@ class InferenceSession:
         (None or empty: all, in model order) as arrays."""
         del run_options  # accepted for onnxruntime compatibility; geon has no run options
         handle = self._handle()
-        if not isinstance(input_feed, Mapping):
+        if type(input_feed) is not dict and not isinstance(input_feed, Mapping):
             raise _capi.GeonError(
                 "input_feed must be a mapping of input names to arrays, not %s" % type(input_feed).__name__,
                 _capi.INVALID_ARGUMENT,
             )
-        declared = {i.name: i.dtype for i in self._inputs}
-        fed = [
-            _tensors.FedInput(str(name), value, declared.get(str(name)))
-            for name, value in input_feed.items()
-        ]
-        n_in = len(fed)
-        in_names = (ctypes.c_char_p * max(n_in, 1))(*[f.name.encode() for f in fed])
-        in_tensors = (_capi.GeonTensor * max(n_in, 1))(*[f.tensor for f in fed])
+        path = self._run_path
+        in_names, in_tensors, n_in, keep = path.feed(input_feed)
         if output_names:
             if isinstance(output_names, str):
                 output_names = [output_names]
+            out_names = path.name_array(tuple(str(n) for n in output_names))
             n_out = len(output_names)
-            out_names = (ctypes.c_char_p * n_out)(*[str(n).encode() for n in output_names])
         else:
             n_out, out_names = 0, None
-        table = _capi.api()
         result = ctypes.c_void_p()
-        status = table.run(
-            handle, in_names, in_tensors, n_in, out_names, n_out, None, ctypes.byref(result)
-        )
-        _capi.check(status)
+        status = path.run(handle, in_names, in_tensors, n_in, out_names, n_out, None, ctypes.byref(result))
+        del keep  # the inputs' memory was needed until the call returned
+        if status:
+            _capi.check(status)
         if not result:
             raise _capi.GeonError("run succeeded but returned no result", _capi.INTERNAL)
-        owner = _tensors.ResultOwner(result, self._owner)
-        return [_tensors.result_array(owner, i) for i in range(table.result_count(result))]
+        return path.outputs(_tensors.ResultOwner(result, self._owner))
 
     # --- reports ---------------------------------------------------------------------------
     def placement_report(self):

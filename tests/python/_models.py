@@ -70,3 +70,14 @@ def add_scalar():
         [onnx.helper.make_tensor_value_info("z", FLOAT, [])],
     )
     return _model(graph, 17)
+
+
+def subtract():
+    """z = x - y on float vectors of length "n": an op whose result tells its inputs apart."""
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Sub", ["x", "y"], ["z"])],
+        "subtract",
+        [onnx.helper.make_tensor_value_info(n, FLOAT, ["n"]) for n in ("x", "y")],
+        [onnx.helper.make_tensor_value_info("z", FLOAT, ["n"])],
+    )
+    return _model(graph, 17)

@@ -172,6 +172,47 @@ class Results(unittest.TestCase):
             np.testing.assert_array_equal(got, want)
 
 
+class RunPath(unittest.TestCase):
+    """Run's fast path caches names, shapes and element types per session; these pin down
+    that what it caches never mixes up inputs, shapes or results."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.session = geon.InferenceSession(_models.subtract())
+
+    def test_feed_order_does_not_change_which_input_is_which(self):
+        a, b = _random(5, seed=20), _random(5, seed=21)
+        (forward,) = self.session.run(None, {"x": a, "y": b})
+        (backward,) = self.session.run(None, {"y": b, "x": a})
+        np.testing.assert_array_equal(forward, a - b)
+        np.testing.assert_array_equal(backward, a - b)
+
+    def test_read_only_and_offset_inputs_give_the_same_result(self):
+        a, b = _random(7, seed=22), _random(8, seed=23)
+        frozen = a.copy()
+        frozen.setflags(write=False)
+        offset = b[1:]  # contiguous, but starting inside another array's memory
+        (z,) = self.session.run(None, {"x": frozen, "y": offset})
+        np.testing.assert_array_equal(z, a - b[1:])
+
+    def test_many_distinct_shapes_give_correct_results(self):
+        # More shapes than the session's caches keep, in an order that revisits old ones.
+        for n in list(range(1, 301)) + [3, 300, 1]:
+            a, b = _random(n, seed=n), _random(n, seed=1000 + n)
+            names = ["z"] if n % 2 else None
+            (z,) = self.session.run(names, {"x": a, "y": b})
+            self.assertEqual(z.shape, (n,))
+            np.testing.assert_array_equal(z, a - b)
+
+    def test_outputs_of_a_run_are_not_changed_by_later_runs(self):
+        a, b = _random(6, seed=24), _random(6, seed=25)
+        (first,) = self.session.run(None, {"x": a, "y": b})
+        kept = first.copy()
+        for seed in range(5):
+            self.session.run(None, {"x": _random(6, seed=seed), "y": b})
+        np.testing.assert_array_equal(first, kept)
+
+
 class ElementTypes(unittest.TestCase):
     def test_identity_round_trips_each_element_type(self):
         rng = np.random.default_rng(11)

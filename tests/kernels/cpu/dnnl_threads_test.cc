@@ -1,7 +1,8 @@
 // cpu.dnnl kernels are created once and may compute on several threads at once (a session's
 // Run is thread-safe): one MatMul kernel and one Gemm kernel, each run concurrently from
 // several threads over shapes that share and do not share cached primitives, must give every
-// thread the result of the naive triple loop.
+// thread the result of the naive triple loop; likewise kernels whose constant B was prepacked
+// at creation (one packed copy read by every thread, primitives per row count shared).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -72,6 +73,63 @@ void run_concurrently(const std::string& op, bool with_bias) {
     EXPECT_EQ(errors[t], "") << "thread " << t;
     EXPECT_LT(worst[t], 1e-3) << "thread " << t;
   }
+}
+
+// B constant (prepacked, stored (N, K) when `transposed`), rows of A varying by thread and round.
+void run_prepacked_concurrently(const std::string& op, bool transposed, bool with_bias) {
+  constexpr int64_t K = 48, N = 40;
+  std::mt19937 seed_rng(42);
+  const Host b_stored = Host::random(DType::kFloat, transposed ? Dims{N, K} : Dims{K, N}, seed_rng);
+  // The reference reads B as (K, N).
+  Host b = Host::dense(DType::kFloat, {K, N});
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)
+      b.set(k * N + n, b_stored.at(transposed ? n * K + k : k * N + n));
+  const Host bias = Host::random(DType::kFloat, {N}, seed_rng);
+  NodeGraph ng(op, 13);
+  ng.in(Host::random(DType::kFloat, {2, K}, seed_rng)).in(b_stored, true);
+  if (with_bias) ng.in(bias);
+  ng.out(DType::kFloat, {2, N});
+  if (transposed) ng.attr_i("transB", 1);
+  const KernelEntry* e = find_kernel(dnnl(), *ng.node);
+  ASSERT_NE(e, nullptr);
+  const std::unique_ptr<Kernel> kernel = e->create(ng.g, *ng.node);
+
+  constexpr int kThreads = 4, kRounds = 20;
+  std::vector<double> worst(kThreads, 0.0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        std::mt19937 rng(200 + t);
+        for (int r = 0; r < kRounds; ++r) {
+          const int64_t M = 1 + 16 * (t % 2) + (r % 3);  // shared and private row counts
+          const Host a = Host::random(DType::kFloat, {M, K}, rng);
+          std::vector<Host> in{a, b_stored};
+          if (with_bias) in.push_back(bias);
+          FakeContext ctx(in, {DType::kFloat});
+          kernel->compute(ctx);
+          worst[t] =
+              std::max(worst[t], max_error(a, b, with_bias ? &bias : nullptr, ctx.result(0)));
+        }
+      } catch (const std::exception& ex) {
+        errors[t] = ex.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_LT(worst[t], 1e-3) << "thread " << t;
+  }
+}
+
+TEST(CpuDnnlThreads, PrepackedMatMulKernelComputesOnSeveralThreadsAtOnce) {
+  run_prepacked_concurrently("MatMul", false, false);
+}
+
+TEST(CpuDnnlThreads, PrepackedTransposedGemmWithBiasComputesOnSeveralThreadsAtOnce) {
+  run_prepacked_concurrently("Gemm", true, true);
 }
 
 TEST(CpuDnnlThreads, OneMatMulKernelComputesOnSeveralThreadsAtOnce) {

@@ -1,0 +1,36 @@
+// A·B for a constant 2-D B, with B reordered once, at kernel creation, into the blocked layout
+// oneDNN's 1×1 convolution prefers (on AVX2 its matmul has only the plain layout, while the
+// 1×1 convolution over M positions is the same product with prepacked weights and is faster,
+// most for small N). The rows of A vary per run: a primitive per row count is cached, each
+// made for the one packed weights layout, with per-thread scratchpads (runs concurrently).
+#pragma once
+
+#include <memory>
+
+#include "core/engine/engine.h"
+#include "core/graph/tensor_data.h"
+
+namespace geon::cpu {
+
+class DnnlPackedMatmul {
+ public:
+  // B as stored: (K, N), or (N, K) when `transposed`; the packed weights hold alpha·B. Null when
+  // B is not a non-empty float matrix or oneDNN has no prepacked primitive for it.
+  static std::shared_ptr<const DnnlPackedMatmul> pack(const TensorData& b, bool transposed,
+                                                      float alpha);
+  ~DnnlPackedMatmul();
+
+  // The shape of the B it was packed from, as stored (to check that a run's input is it).
+  const Dims& packed_shape() const;
+  // dst = alpha·a·B (+ bias) (+ beta·dst): a (rows..., K) and dst (rows..., N) dense row-major
+  // with equal leading dims; bias null or a dense vector of N. False, with nothing written,
+  // when the views or oneDNN do not allow it (the caller takes the general path then).
+  bool run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias, float beta) const;
+
+ private:
+  struct Impl;
+  explicit DnnlPackedMatmul(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace geon::cpu

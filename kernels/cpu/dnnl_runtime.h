@@ -1,0 +1,19 @@
+// What every cpu.dnnl primitive runs on: one CPU engine for the process, and a stream and a
+// scratchpad per thread. Primitives are made with the user-managed scratchpad mode, so one
+// primitive may run on several threads at once as long as each brings its own scratch memory.
+#pragma once
+
+#include <cstddef>
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace geon::cpu {
+
+// The process's CPU engine: a primitive made on it may run on any thread.
+dnnl::engine& dnnl_engine();
+// This thread's stream, created on first use and never shared.
+dnnl::stream& dnnl_thread_stream();
+// This thread's scratch memory, at least `bytes` long and 64-byte aligned; valid until the
+// thread's next call.
+void* dnnl_thread_scratchpad(size_t bytes);
+
+}  // namespace geon::cpu

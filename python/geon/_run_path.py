@@ -1,0 +1,188 @@
+"""Run's hot path: per-session caches that turn a feed into the C call's arrays, and a result
+into numpy arrays, with as few Python and ctypes objects per call as possible. Anything out of
+the ordinary (array-likes, wrong dtypes, copies, sub-byte types, odd results) goes through the
+general code in _tensors, which owns every error message.
+
+Thread-safety: a session's RunPath is shared by every thread running it. What it caches is
+read-only once built (the name and shape arrays the library only reads); each call builds its
+own GeonTensor arrays and result structs.
+"""
+
+import ctypes
+import math
+import struct
+
+import numpy as np
+
+from . import _capi, _dtypes, _tensors
+
+# GeonTensor as struct packs it: int32 dtype, int32 rank, shape pointer, data pointer, uint64
+# bytes, in native alignment. Packing one bytes object and copying it into a ctypes array costs
+# far less than setting ctypes fields one by one.
+_TENSOR = struct.Struct("iiPPQ")
+_LAYOUT_MATCHES = ctypes.sizeof(_capi.GeonTensor) == _TENSOR.size and [
+    getattr(_capi.GeonTensor, f).offset for f in ("dtype", "rank", "shape", "data", "bytes")
+] == [0, 4, 8, 8 + ctypes.sizeof(ctypes.c_void_p), 8 + 2 * ctypes.sizeof(ctypes.c_void_p)]
+
+# The caches below only grow with distinct feeds (key sets, shapes); past this size they start
+# over, so a caller cycling through many shapes cannot grow them without bound.
+_CACHE_LIMIT = 256
+
+
+class _Packer:
+    """struct layout and ctypes array type for n GeonTensors (memoized per n)."""
+
+    def __init__(self, n):
+        self.layout = struct.Struct("iiPPQ" * n)
+        self.array_type = _capi.GeonTensor * n
+
+
+_PACKERS = {}
+
+
+def _packer(n):
+    packer = _PACKERS.get(n)
+    if packer is None:
+        packer = _remember(_PACKERS, n, _Packer(n))
+    return packer
+
+
+def _byte_dtype(number):
+    """The numpy dtype of an element type that is whole bytes per element, else None."""
+    if number == _dtypes.STRING or _dtypes.bits(number) < 8:
+        return None
+    try:
+        return _dtypes.to_numpy(number)
+    except ValueError:
+        return None
+
+
+def _remember(cache, key, value):
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()  # callers hold their own references to what they looked up
+    cache[key] = value
+    return value
+
+
+class RunPath:
+    """The per-session state of Run's hot path (see the module comment)."""
+
+    def __init__(self, inputs):
+        table = _capi.api()
+        # Function pointers read from the table once: each attribute read builds a new object.
+        self.run = table.run
+        self.result_count = table.result_count
+        self.result_tensor = table.result_tensor
+        # input name -> (ONNX element type, numpy dtype for in-place passing or None)
+        self._declared = {i.name: (i.dtype, _byte_dtype(i.dtype)) for i in inputs}
+        self._names = {}  # tuple of names -> (ctypes array of the encoded names, count)
+        self._shapes = {}  # shape tuple -> (c_int64 array, its address)
+
+    def name_array(self, names):
+        """A c_char_p array of `names` (a tuple of str), memoized: the library only reads it."""
+        found = self._names.get(names)
+        if found is None:
+            array = (ctypes.c_char_p * max(len(names), 1))(*[n.encode() for n in names])
+            found = _remember(self._names, names, array)
+        return found
+
+    def _shape(self, shape):
+        found = self._shapes.get(shape)
+        if found is None:
+            array = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+            found = _remember(self._shapes, shape, (array, ctypes.addressof(array)))
+        return found
+
+    def feed(self, input_feed):
+        """(names array, GeonTensor array, count, keep-alive list) for the C run call."""
+        declared = self._declared
+        names = []
+        words = []
+        keep = []  # every object the tensors' pointers point into, held through the call
+        for name, value in input_feed.items():
+            if type(name) is not str:
+                name = str(name)
+            names.append(name)
+            entry = declared.get(name)
+            if entry is not None and type(value) is np.ndarray:
+                number, dtype = entry
+                array_dtype = value.dtype
+                flags = value.flags
+                if (
+                    dtype is not None
+                    and (array_dtype is dtype or array_dtype == dtype)
+                    and flags.c_contiguous
+                    and flags.aligned
+                    and flags.writeable  # c_char.from_buffer wants a writable buffer
+                    and value.nbytes
+                    and _LAYOUT_MATCHES
+                ):
+                    shape, shape_address = self._shape(value.shape)
+                    try:  # from_buffer reads the address without numpy's costly .ctypes object
+                        data = ctypes.addressof(ctypes.c_char.from_buffer(value))
+                    except (TypeError, ValueError, BufferError):  # dtypes numpy cannot export
+                        data = value.ctypes.data
+                    words += (number, value.ndim, shape_address, data, value.nbytes)
+                    keep.append(shape)
+                    keep.append(value)
+                    continue
+            fed = _tensors.FedInput(name, value, entry[0] if entry is not None else None)
+            keep.append(fed)
+            shape_address = ctypes.addressof(fed.shape)
+            words += (fed.number, fed.array.ndim, shape_address, fed.pointer, fed.data.nbytes)
+        n = len(names)
+        if n == 0:
+            return self.name_array(()), (_capi.GeonTensor * 1)(), 0, keep
+        if _LAYOUT_MATCHES:
+            packer = _packer(n)
+            tensors = packer.array_type.from_buffer_copy(packer.layout.pack(*words))
+        else:  # a platform where struct's layout differs from ctypes': build each struct
+            tensors = (_capi.GeonTensor * n)()
+            for k in range(n):
+                dtype, rank, shape, data, nbytes = words[5 * k : 5 * k + 5]
+                shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+                tensors[k] = _capi.GeonTensor(dtype, rank, shape, data, nbytes)
+        return self.name_array(tuple(names)), tensors, n, keep
+
+    def outputs(self, owner):
+        """The result's outputs as numpy arrays viewing its memory (owner keeps it alive)."""
+        handle = owner.handle
+        count = self.result_count(handle)
+        arrays = []
+        tensor = _capi.GeonTensor()
+        pointer = ctypes.byref(tensor)
+        for index in range(count):
+            status = self.result_tensor(handle, index, pointer)
+            if status:
+                _capi.check(status)
+            rank = tensor.rank
+            dtype = _BYTE_DTYPES.get(tensor.dtype) or _byte_dtype_of(tensor.dtype)
+            if dtype is None or rank < 0:
+                arrays.append(_tensors.result_array(owner, index))
+                continue
+            shape = tuple(tensor.shape[:rank]) if rank else ()
+            expected = math.prod(shape) * dtype.itemsize
+            data = tensor.data
+            if tensor.bytes < expected or (expected and not data):
+                arrays.append(_tensors.result_array(owner, index))  # raises, naming the output
+                continue
+            try:  # a negative length makes ctypes or numpy raise ValueError
+                if expected == 0:
+                    arrays.append(np.empty(shape, dtype))
+                    continue
+                buffer = (ctypes.c_uint8 * expected).from_address(data)
+                buffer._owner = owner
+                arrays.append(np.ndarray(shape, dtype, buffer))
+            except ValueError:
+                arrays.append(_tensors.result_array(owner, index))  # raises, naming the output
+        return arrays
+
+
+_BYTE_DTYPES = {}
+
+
+def _byte_dtype_of(number):
+    """_byte_dtype memoized by element type number (results repeat the same few)."""
+    if number in _BYTE_DTYPES:
+        return _BYTE_DTYPES[number]
+    return _remember(_BYTE_DTYPES, number, _byte_dtype(number))

@@ -1,0 +1,186 @@
+// cpu.dnnl MatMul and Gemm with a constant B, which the kernel prepacks once at creation: one
+// kernel run for several row counts (each its own primitive over the one packed copy) against
+// naive triple loops, Gemm's transB / alpha / beta / every form of C over packed weights, the
+// fallbacks (transposed A, a run whose B is not the packed one) and the packer itself.
+#include <gtest/gtest.h>
+
+#include "kernels/cpu/dnnl_packed_matmul.h"
+#include "kernels/cpu/kernel_sets.h"
+#include "tests/kernels/cpu/reference.h"
+
+namespace geon::cpu::testing {
+namespace {
+
+const KernelSet& dnnl() { return dnnl_kernels(); }
+
+std::unique_ptr<Kernel> create(const NodeGraph& ng) {
+  const KernelEntry* e = find_kernel(dnnl(), *ng.node);
+  EXPECT_NE(e, nullptr);
+  return e ? e->create(ng.g, *ng.node) : nullptr;
+}
+
+Host run(const Kernel& k, std::vector<Host> inputs) {
+  FakeContext ctx(std::move(inputs), {DType::kFloat});
+  k.compute(ctx);
+  return ctx.result(0);
+}
+
+// (rows, K) x B, B given as stored ((N, K) when transposed), element i of the (rows, N) result.
+double product(const Host& a, const Host& b, bool tb, int64_t n_len, int64_t i) {
+  const int64_t k_len = a.desc.shape.back(), m = i / n_len, n = i % n_len;
+  double s = 0;
+  for (int64_t k = 0; k < k_len; ++k)
+    s += a.at(m * k_len + k) * b.at(tb ? n * k_len + k : k * n_len + n);
+  return s;
+}
+
+TEST(CpuDnnlPrepacked, MatMulWithConstantBServesEveryRowCount) {
+  std::mt19937 rng(51);
+  // N = 10 and K = 13 leave a partial block of the packed layout.
+  for (const auto& [K, N] : std::vector<std::pair<int64_t, int64_t>>{{13, 10}, {64, 24}, {8, 1}}) {
+    const Host b = Host::random(DType::kFloat, {K, N}, rng);
+    NodeGraph ng("MatMul", 13);
+    ng.in(Host::random(DType::kFloat, {4, K}, rng)).in(b, true).out(DType::kFloat, {4, N});
+    const auto kernel = create(ng);
+    ASSERT_NE(kernel, nullptr);
+    for (int64_t M : {1, 3, 64, 65, 3}) {
+      const Host a = Host::random(DType::kFloat, {M, K}, rng);
+      SCOPED_TRACE("M=" + std::to_string(M) + " K=" + std::to_string(K) +
+                   " N=" + std::to_string(N));
+      expect_values(
+          run(*kernel, {a, b}), {M, N}, [&](int64_t i) { return product(a, b, false, N, i); },
+          1e-4);
+    }
+    // Batch dims of A fold into the rows; a 1-D A is one row.
+    const Host a3 = Host::random(DType::kFloat, {2, 3, K}, rng);
+    expect_values(
+        run(*kernel, {a3, b}), {2, 3, N}, [&](int64_t i) { return product(a3, b, false, N, i); },
+        1e-4);
+    const Host v = Host::random(DType::kFloat, {K}, rng);
+    expect_values(
+        run(*kernel, {v, b}), {N}, [&](int64_t i) { return product(v, b, false, N, i); }, 1e-4);
+  }
+}
+
+TEST(CpuDnnlPrepacked, MatMulFallsBackForTransposedAAndAnotherB) {
+  std::mt19937 rng(52);
+  const int64_t M = 6, K = 9, N = 5;
+  const Host b = Host::random(DType::kFloat, {K, N}, rng);
+  NodeGraph ng("MatMul", 13);
+  ng.in(Host::random(DType::kFloat, {M, K}, rng)).in(b, true).out(DType::kFloat, {M, N});
+  const auto kernel = create(ng);
+  ASSERT_NE(kernel, nullptr);
+  // A stored transposed: not a dense row-major matrix, so the general path reads it in place.
+  const Host at = Host::random(DType::kFloat, {M, K}, rng).strided({1, 0});
+  expect_values(
+      run(*kernel, {at, b}), {M, N}, [&](int64_t i) { return product(at, b, false, N, i); }, 1e-4);
+  // A run whose B has another shape than the constant is computed from the run's B.
+  const Host b2 = Host::random(DType::kFloat, {K, N + 2}, rng);
+  const Host a = Host::random(DType::kFloat, {M, K}, rng);
+  expect_values(
+      run(*kernel, {a, b2}), {M, N + 2}, [&](int64_t i) { return product(a, b2, false, N + 2, i); },
+      1e-4);
+}
+
+TEST(CpuDnnlPrepacked, GemmWithConstantBTransBAlphaBetaAndC) {
+  std::mt19937 rng(53);
+  const int64_t K = 11, N = 7;
+  const std::vector<Dims> c_shapes = {{N}, {1, N}, {}, {3, 1}, {3, N}};
+  for (int tb = 0; tb < 2; ++tb) {
+    for (int with_c = 0; with_c < 2; ++with_c) {
+      for (size_t ci = 0; ci < (with_c ? c_shapes.size() : 1); ++ci) {
+        for (const auto& [alpha, beta] :
+             std::vector<std::pair<float, float>>{{1.0f, 1.0f}, {0.5f, -1.5f}}) {
+          const Host b = Host::random(DType::kFloat, tb ? Dims{N, K} : Dims{K, N}, rng);
+          NodeGraph ng("Gemm", 13);
+          ng.in(Host::random(DType::kFloat, {3, K}, rng)).in(b, true);
+          Host c;
+          if (with_c) {
+            c = Host::random(DType::kFloat, c_shapes[ci], rng);
+            ng.in(c);
+          }
+          ng.out(DType::kFloat, {3, N}).attr_i("transB", tb);
+          ng.attr_f("alpha", alpha).attr_f("beta", beta);
+          const auto kernel = create(ng);
+          ASSERT_NE(kernel, nullptr);
+          // C of (3, ...) fixes M = 3; broadcastable forms of C allow other row counts.
+          const bool fixed_m = with_c && c_shapes[ci].size() == 2 && c_shapes[ci][0] == 3;
+          for (int64_t M : fixed_m ? std::vector<int64_t>{3} : std::vector<int64_t>{1, 3, 17}) {
+            const Host a = Host::random(DType::kFloat, {M, K}, rng);
+            std::vector<Host> in{a, b};
+            if (with_c) in.push_back(c);
+            SCOPED_TRACE("tb=" + std::to_string(tb) +
+                         " C=" + (with_c ? to_string(c.desc) : std::string("none")) +
+                         " alpha=" + std::to_string(alpha) + " M=" + std::to_string(M));
+            expect_values(
+                run(*kernel, in), {M, N},
+                [&](int64_t i) {
+                  const double ab = alpha * product(a, b, tb, N, i);
+                  return with_c ? ab + beta * bcast_at(c, {M, N}, i) : ab;
+                },
+                1e-4);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuDnnlPrepacked, GemmWithConstantBAndTransposedA) {
+  std::mt19937 rng(54);
+  const int64_t M = 4, K = 6, N = 9;
+  const Host a = Host::random(DType::kFloat, {K, M}, rng);  // transA: read as (M, K)
+  const Host b = Host::random(DType::kFloat, {N, K}, rng);
+  const Host c = Host::random(DType::kFloat, {N}, rng);
+  NodeGraph ng("Gemm", 13);
+  ng.in(a).in(b, true).in(c).out(DType::kFloat, {M, N});
+  ng.attr_i("transA", 1).attr_i("transB", 1).attr_f("alpha", 2.0f);
+  expect_values(
+      ng.run(dnnl())[0], {M, N},
+      [&](int64_t i) {
+        const int64_t m = i / N, n = i % N;
+        double s = 0;
+        for (int64_t k = 0; k < K; ++k) s += a.at(k * M + m) * b.at(n * K + k);
+        return 2 * s + c.at(n);
+      },
+      1e-4);
+}
+
+TEST(CpuDnnlPrepacked, PackerTakesNonEmptyFloatMatricesOnly) {
+  auto tensor = [](DType t, const Dims& shape) {
+    auto d = make_tensor_data(t, shape);
+    return d;
+  };
+  EXPECT_NE(DnnlPackedMatmul::pack(*tensor(DType::kFloat, {5, 3}), false, 1.0f), nullptr);
+  EXPECT_NE(DnnlPackedMatmul::pack(*tensor(DType::kFloat, {5, 3}), true, 2.0f), nullptr);
+  EXPECT_EQ(DnnlPackedMatmul::pack(*tensor(DType::kDouble, {5, 3}), false, 1.0f), nullptr);
+  EXPECT_EQ(DnnlPackedMatmul::pack(*tensor(DType::kFloat, {5}), false, 1.0f), nullptr);
+  EXPECT_EQ(DnnlPackedMatmul::pack(*tensor(DType::kFloat, {0, 3}), false, 1.0f), nullptr);
+  EXPECT_EQ(DnnlPackedMatmul::pack(*tensor(DType::kFloat, {2, 3, 4}), false, 1.0f), nullptr);
+}
+
+// The packed path refuses views it cannot read, leaving dst untouched, and checks K and N.
+TEST(CpuDnnlPrepacked, PackedRunRefusesOtherViewsWithoutWriting) {
+  std::mt19937 rng(55);
+  const int64_t M = 3, K = 4, N = 5;
+  const Host bh = Host::random(DType::kFloat, {K, N}, rng);
+  auto b = make_tensor_data(DType::kFloat, {K, N});
+  for (int64_t i = 0; i < K * N; ++i) reinterpret_cast<float*>(b->storage->data())[i] = bh.at(i);
+  const auto packed = DnnlPackedMatmul::pack(*b, false, 1.0f);
+  ASSERT_NE(packed, nullptr);
+  EXPECT_EQ(packed->packed_shape(), (Dims{K, N}));
+  Host dst = Host::of(DType::kFloat, {M, N}, std::vector<double>(M * N, 7.0));
+  const Operand d{dst.desc, dst.bytes->data()};
+  const Host at = Host::random(DType::kFloat, {M, K}, rng).strided({1, 0});
+  EXPECT_FALSE(packed->run(ConstOperand(at.desc, at.bytes->data()), d, nullptr, 0.0f));
+  const Host wrong_k = Host::random(DType::kFloat, {M, K + 1}, rng);
+  EXPECT_FALSE(packed->run(ConstOperand(wrong_k.desc, wrong_k.bytes->data()), d, nullptr, 0.0f));
+  for (int64_t i = 0; i < M * N; ++i) ASSERT_EQ(dst.at(i), 7.0);
+  const Host a = Host::random(DType::kFloat, {M, K}, rng);
+  ASSERT_TRUE(packed->run(ConstOperand(a.desc, a.bytes->data()), d, nullptr, 0.0f));
+  expect_values(
+      dst, {M, N}, [&](int64_t i) { return product(a, bh, false, N, i); }, 1e-4);
+}
+
+}  // namespace
+}  // namespace geon::cpu::testing
