@@ -144,6 +144,7 @@ void execute(const Entry& e, const void* a, const void* b, void* c, const void* 
     scratchm.emplace(e.scratch, engine, dnnl_thread_scratchpad(e.scratch_bytes));
     args[n++] = {DNNL_ARG_SCRATCHPAD, scratchm->get()};
   }
+  dnnl_match_thread_count();
   dnnl::stream& s = dnnl_thread_stream();
   if (dnnl_primitive_execute(e.prim->get(), s.get(), n, args) != dnnl_success)
     fail(ErrorCode::kInternal, "oneDNN matmul: execution failed");

@@ -181,6 +181,7 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
     scratchm.emplace(e->scratch, engine, dnnl_thread_scratchpad(e->scratch_bytes));
     args[count++] = {DNNL_ARG_SCRATCHPAD, scratchm->get()};
   }
+  dnnl_match_thread_count();
   dnnl::stream& s = dnnl_thread_stream();
   if (dnnl_primitive_execute(e->prim->get(), s.get(), count, args) != dnnl_success)
     fail(ErrorCode::kInternal, "oneDNN prepacked matmul: execution failed");

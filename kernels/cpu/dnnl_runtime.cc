@@ -2,8 +2,12 @@
 // instead of once per call, so the per-call cost of a primitive is its memory objects.
 #include "kernels/cpu/dnnl_runtime.h"
 
+#include <omp.h>
+
 #include <cstdint>
 #include <memory>
+
+#include "core/engine/thread_pool.h"
 
 namespace geon::cpu {
 
@@ -15,6 +19,12 @@ dnnl::engine& dnnl_engine() {
 dnnl::stream& dnnl_thread_stream() {
   thread_local dnnl::stream stream(dnnl_engine());
   return stream;
+}
+
+void dnnl_match_thread_count() {
+  // Debian's oneDNN runs on OpenMP, whose thread count is a per-thread setting.
+  const int want = default_thread_pool().size();
+  if (omp_get_max_threads() != want) omp_set_num_threads(want);
 }
 
 void* dnnl_thread_scratchpad(size_t bytes) {

@@ -12,6 +12,10 @@ namespace geon::cpu {
 dnnl::engine& dnnl_engine();
 // This thread's stream, created on first use and never shared.
 dnnl::stream& dnnl_thread_stream();
+// Caps the OpenMP threads oneDNN uses for calls from this thread at the engine pool this thread
+// sees (the session's intra_op_threads inside a run, else the process default), so a session
+// asked for N threads does not run oneDNN on every core. Cheap when nothing changes.
+void dnnl_match_thread_count();
 // This thread's scratch memory, at least `bytes` long and 64-byte aligned; valid until the
 // thread's next call.
 void* dnnl_thread_scratchpad(size_t bytes);

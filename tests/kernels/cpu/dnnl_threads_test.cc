@@ -4,11 +4,13 @@
 // thread the result of the naive triple loop; likewise kernels whose constant B was prepacked
 // at creation (one packed copy read by every thread, primitives per row count shared).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <thread>
 
+#include "core/engine/thread_pool.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/reference.h"
 
@@ -138,6 +140,31 @@ TEST(CpuDnnlThreads, OneMatMulKernelComputesOnSeveralThreadsAtOnce) {
 
 TEST(CpuDnnlThreads, OneGemmKernelWithBiasComputesOnSeveralThreadsAtOnce) {
   run_concurrently("Gemm", true);
+}
+
+}  // namespace
+}  // namespace geon::cpu::testing
+
+namespace geon::cpu::testing {
+namespace {
+
+// oneDNN here runs on OpenMP: a run inside a session with N intra-op threads (a scoped engine
+// pool of size N) must give oneDNN N threads too, not every core.
+TEST(CpuDnnlThreads, OneDnnUsesTheThreadCountOfTheCallersPool) {
+  NodeGraph ng("MatMul", 13);
+  std::mt19937 rng(5);
+  const Host a = Host::random(DType::kFloat, {8, 16}, rng);
+  const Host b = Host::random(DType::kFloat, {16, 4}, rng);
+  ng.in(a).in(b).out(DType::kFloat, {8, 4});
+  const std::unique_ptr<Kernel> kernel = find_kernel(dnnl(), *ng.node)->create(ng.g, *ng.node);
+  for (int threads : {1, 3}) {
+    ThreadPool pool(threads);
+    ScopedPool scope(&pool);
+    FakeContext ctx({a, b}, {DType::kFloat});
+    kernel->compute(ctx);
+    EXPECT_EQ(omp_get_max_threads(), threads);
+    EXPECT_LT(max_error(a, b, nullptr, ctx.result(0)), 1e-4);
+  }
 }
 
 }  // namespace
