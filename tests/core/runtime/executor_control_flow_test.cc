@@ -12,11 +12,6 @@ namespace {
 
 using namespace geon::testing;  // NOLINT
 
-std::span<const KernelSet* const> host_only() {
-  static const std::array<const KernelSet*, 1> sets{&host_set()};
-  return sets;
-}
-
 const Value& value(ExecBuilder& b, int v) { return b.graph().values[v]; }
 
 TEST(ExecutorControlFlow, IfRunsTheChosenBranchWithCapturedValues) {

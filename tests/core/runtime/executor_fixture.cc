@@ -3,6 +3,7 @@
 #include "tests/core/runtime/executor_fixture.h"
 
 #include <algorithm>
+#include <array>
 #include <mutex>
 #include <new>
 
@@ -311,6 +312,10 @@ std::shared_ptr<const TensorData> int64_data(Dims shape, const std::vector<int64
 const KernelSet& host_set() {
   static const KernelSet set{"test.host", Device{}, kHostEntries};
   return set;
+}
+std::span<const KernelSet* const> host_only() {
+  static const std::array<const KernelSet*, 1> sets{&host_set()};
+  return sets;
 }
 const KernelSet& dev_set() {
   register_fake_device();

@@ -176,6 +176,8 @@ std::vector<T> values_of(const OwnedTensor& t) {
 // takes every op above. Kernels fail when an input is not on their set's device.
 const KernelSet& host_set();
 const KernelSet& dev_set();
+// The priority list with only the host set.
+std::span<const KernelSet* const> host_only();
 // Copies and allocations made through the fake device's registrations, since start.
 int64_t device_copies();
 int64_t device_allocations();

@@ -14,11 +14,6 @@ namespace {
 
 using namespace geon::testing;  // NOLINT
 
-std::span<const KernelSet* const> host_only() {
-  static const std::array<const KernelSet*, 1> sets{&host_set()};
-  return sets;
-}
-
 std::vector<float> values(int n, int seed) {
   std::vector<float> v;
   for (int i = 0; i < n; ++i) v.push_back(static_cast<float>((i * 5 + seed * 11) % 19) - 9.0f);

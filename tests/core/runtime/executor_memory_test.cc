@@ -12,11 +12,6 @@ namespace {
 
 using namespace geon::testing;  // NOLINT
 
-std::span<const KernelSet* const> host_only() {
-  static const std::array<const KernelSet*, 1> sets{&host_set()};
-  return sets;
-}
-
 // Eight Relu/Add steps on x [N, 16], each reading the previous value and x.
 std::shared_ptr<Graph> chain(std::vector<Dim> dims) {
   ExecBuilder b;

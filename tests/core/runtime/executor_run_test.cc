@@ -12,11 +12,6 @@ namespace {
 
 using namespace geon::testing;  // NOLINT
 
-std::span<const KernelSet* const> host_only() {
-  static const std::array<const KernelSet*, 1> sets{&host_set()};
-  return sets;
-}
-
 // y = relu(x @ w + b), z = x + x: x [2,3], w [3,2] constant, b [2,2] input.
 std::shared_ptr<Graph> mlp() {
   ExecBuilder b;

@@ -13,11 +13,6 @@ namespace {
 
 using namespace geon::testing;  // NOLINT
 
-std::span<const KernelSet* const> host_only() {
-  static const std::array<const KernelSet*, 1> sets{&host_set()};
-  return sets;
-}
-
 // y = relu(relu(x) + x) * x, for x [N, 4].
 std::shared_ptr<Graph> batch_chain() {
   ExecBuilder b;

@@ -12,11 +12,6 @@ namespace {
 
 using namespace geon::testing;  // NOLINT
 
-std::span<const KernelSet* const> host_only() {
-  static const std::array<const KernelSet*, 1> sets{&host_set()};
-  return sets;
-}
-
 // Outputs: the pool size seen at top level, and inside an If's chosen branch.
 std::shared_ptr<Graph> pool_sizes() {
   ExecBuilder b;

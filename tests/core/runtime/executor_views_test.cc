@@ -15,11 +15,6 @@ namespace {
 
 using namespace geon::testing;  // NOLINT
 
-std::span<const KernelSet* const> host_only() {
-  static const std::array<const KernelSet*, 1> sets{&host_set()};
-  return sets;
-}
-
 std::vector<float> values(int n, int seed) {
   std::vector<float> v;
   for (int i = 0; i < n; ++i) v.push_back(static_cast<float>((i * 7 + seed * 5) % 23) - 11.0f);
