@@ -32,6 +32,16 @@ int Graph::add_value(Value v) {
   return id;
 }
 
+bool outputs_known(const Graph& g, const Node& n) {
+  bool any = false;
+  for (int o : n.outputs) {
+    if (o < 0) continue;
+    if (!g.value(o).data) return false;
+    any = true;
+  }
+  return any;
+}
+
 const Value* lookup_visible(const Graph& g, std::string_view n) {
   for (const Graph* at = &g; at; at = at->parent) {
     const int i = at->find(n);

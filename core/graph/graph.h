@@ -113,6 +113,10 @@ struct Graph {
   std::unordered_map<std::string, int> by_name_;
 };
 
+// Whether the node has an output and the importer computed the contents of every output it
+// has (a Constant node, a folded shape computation): nothing is left to run.
+bool outputs_known(const Graph& g, const Node& n);
+
 // Whether `name` is visible from g: defined in g or, for nested graphs, in an enclosing one.
 const Value* lookup_visible(const Graph& g, std::string_view name);
 

@@ -191,18 +191,6 @@ void make_constant(Graph& g, int value, std::shared_ptr<const TensorData> data) 
   v.data = std::move(data);
 }
 
-// Whether every output the node has carries its contents already.
-bool outputs_known(const Graph& g, const Node& n) {
-  bool any = false;
-  for (int o : n.outputs) {
-    if (o < 0) continue;
-    const Value& v = g.value(o);
-    if (!v.data || v.type.kind != TypeKind::kTensor) return false;
-    any = true;
-  }
-  return any;
-}
-
 }  // namespace
 
 int fold_constants(Graph& g, std::span<const KernelSet* const> sets, int64_t max_bytes,

@@ -26,17 +26,8 @@ std::optional<size_t> static_bytes(const Value& v) {
 // nothing to run, so no kernel is needed.
 std::vector<bool> folded_nodes(const Graph& g) {
   std::vector<bool> folded(g.nodes.size(), false);
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const Node& n = g.nodes[i];
-    if (is_control_flow(n)) continue;
-    bool all = false;
-    for (int o : n.outputs) {
-      if (o < 0) continue;
-      all = g.values[o].data != nullptr;
-      if (!all) break;
-    }
-    folded[i] = all;
-  }
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    folded[i] = !is_control_flow(g.nodes[i]) && outputs_known(g, g.nodes[i]);
   return folded;
 }
 

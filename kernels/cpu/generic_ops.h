@@ -80,8 +80,6 @@ GEON_CPU_FAMILY(size);
 GEON_CPU_FAMILY(gather);
 GEON_CPU_FAMILY(constant_of_shape);
 GEON_CPU_FAMILY(range);
-// generic_constant.cc: Constant nodes kept when folding is off.
-GEON_CPU_FAMILY(constant);
 
 #undef GEON_CPU_FAMILY
 

@@ -44,7 +44,6 @@ const KernelEntry kOther[] = {
     {"", "Gather", 1, supports_gather, create_gather},
     {"", "ConstantOfShape", 9, supports_constant_of_shape, create_constant_of_shape},
     {"", "Range", 11, supports_range, create_range},
-    {"", "Constant", 1, supports_constant, create_constant},
 };
 
 }  // namespace
