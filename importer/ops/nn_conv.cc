@@ -105,14 +105,26 @@ void conv_bias(RuleContext& c, int i, const Length& m) {
   require_vector_of(c, i, "B", m, "the number of output channels");
 }
 
-void conv(RuleContext& c) {
+// What Conv and ConvTranspose read alike, in this order: inputs (X, W, B?) of one float
+// type, X's rank and the 'group' attribute.
+struct ConvInputs {
+  DType t;
+  std::optional<int> rank;
+  int64_t group;
+};
+
+ConvInputs read_conv_inputs(RuleContext& c) {
   require_arity(c, 3, 1);
   require_nn_float(c, 0, 22, "X");
   const DType t = c.input_dtype(0);
   require_same_dtype(c, 1, "W", t, "X");
   if (c.has_input(2)) require_same_dtype(c, 2, "B", t, "X");
   const auto rank = conv_ranks(c, "(N, C, D1, ...)");
-  const int64_t group = read_group(c);
+  return {t, rank, read_group(c)};
+}
+
+void conv(RuleContext& c) {
+  const auto [t, rank, group] = read_conv_inputs(c);
   const Value& x = c.input(0);
   const Value& w = c.input(1);
   check_conv_channels(c, x, w, group);
@@ -157,13 +169,7 @@ Axis transposed_axis(RuleContext& c, const Window& w, const std::vector<int64_t>
 }
 
 void conv_transpose(RuleContext& c) {
-  require_arity(c, 3, 1);
-  require_nn_float(c, 0, 22, "X");
-  const DType t = c.input_dtype(0);
-  require_same_dtype(c, 1, "W", t, "X");
-  if (c.has_input(2)) require_same_dtype(c, 2, "B", t, "X");
-  const auto rank = conv_ranks(c, "(N, C, D1, ...)");
-  const int64_t group = read_group(c);
+  const auto [t, rank, group] = read_conv_inputs(c);
   const Value& x = c.input(0);
   const Value& w = c.input(1);
   // W is (C, M / group, k1, ...): X's channels are W's dim 0, the output has W[1] * group.

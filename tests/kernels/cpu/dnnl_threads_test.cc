@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <thread>
 
 #include "core/engine/thread_pool.h"
@@ -33,6 +34,31 @@ double max_error(const Host& a, const Host& b, const Host* bias, const Host& got
   return worst;
 }
 
+// Runs `round(rng, t, r)` for kRounds rounds on each of kThreads threads at once (thread t's
+// rng seeded with seed + t); every thread must finish without an exception, and the worst
+// error a round returns must stay within tolerance.
+void run_on_threads(unsigned seed,
+                    const std::function<double(std::mt19937&, int t, int r)>& round) {
+  constexpr int kThreads = 4, kRounds = 20;
+  std::vector<double> worst(kThreads, 0.0);
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        std::mt19937 rng(seed + t);
+        for (int r = 0; r < kRounds; ++r) worst[t] = std::max(worst[t], round(rng, t, r));
+      } catch (const std::exception& ex) {
+        errors[t] = ex.what();
+      }
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+    EXPECT_LT(worst[t], 1e-3) << "thread " << t;
+  }
+}
+
 void run_concurrently(const std::string& op, bool with_bias) {
   // The node's declared shapes do not matter to the kernel: it takes them from its inputs.
   NodeGraph ng(op, 13);
@@ -45,36 +71,18 @@ void run_concurrently(const std::string& op, bool with_bias) {
   ASSERT_NE(e, nullptr);
   const std::unique_ptr<Kernel> kernel = e->create(ng.g, *ng.node);
 
-  constexpr int kThreads = 4, kRounds = 20;
-  std::vector<double> worst(kThreads, 0.0);
-  std::vector<std::string> errors(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      try {
-        std::mt19937 rng(100 + t);
-        for (int r = 0; r < kRounds; ++r) {
-          // Two threads share each shape, so cached primitives run on several threads.
-          const int64_t M = 16 + 16 * (t % 2), K = 48 + 8 * (r % 3), N = 40;
-          const Host a = Host::random(DType::kFloat, {M, K}, rng);
-          const Host b = Host::random(DType::kFloat, {K, N}, rng);
-          const Host bias = Host::random(DType::kFloat, {N}, rng);
-          std::vector<Host> in{a, b};
-          if (with_bias) in.push_back(bias);
-          FakeContext ctx(in, {DType::kFloat});
-          kernel->compute(ctx);
-          worst[t] =
-              std::max(worst[t], max_error(a, b, with_bias ? &bias : nullptr, ctx.result(0)));
-        }
-      } catch (const std::exception& ex) {
-        errors[t] = ex.what();
-      }
-    });
-  for (auto& th : threads) th.join();
-  for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(errors[t], "") << "thread " << t;
-    EXPECT_LT(worst[t], 1e-3) << "thread " << t;
-  }
+  run_on_threads(100, [&](std::mt19937& rng, int t, int r) {
+    // Two threads share each shape, so cached primitives run on several threads.
+    const int64_t M = 16 + 16 * (t % 2), K = 48 + 8 * (r % 3), N = 40;
+    const Host a = Host::random(DType::kFloat, {M, K}, rng);
+    const Host b = Host::random(DType::kFloat, {K, N}, rng);
+    const Host bias = Host::random(DType::kFloat, {N}, rng);
+    std::vector<Host> in{a, b};
+    if (with_bias) in.push_back(bias);
+    FakeContext ctx(in, {DType::kFloat});
+    kernel->compute(ctx);
+    return max_error(a, b, with_bias ? &bias : nullptr, ctx.result(0));
+  });
 }
 
 // B constant (prepacked, stored (N, K) when `transposed`), rows of A varying by thread and round.
@@ -97,33 +105,15 @@ void run_prepacked_concurrently(const std::string& op, bool transposed, bool wit
   ASSERT_NE(e, nullptr);
   const std::unique_ptr<Kernel> kernel = e->create(ng.g, *ng.node);
 
-  constexpr int kThreads = 4, kRounds = 20;
-  std::vector<double> worst(kThreads, 0.0);
-  std::vector<std::string> errors(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t)
-    threads.emplace_back([&, t] {
-      try {
-        std::mt19937 rng(200 + t);
-        for (int r = 0; r < kRounds; ++r) {
-          const int64_t M = 1 + 16 * (t % 2) + (r % 3);  // shared and private row counts
-          const Host a = Host::random(DType::kFloat, {M, K}, rng);
-          std::vector<Host> in{a, b_stored};
-          if (with_bias) in.push_back(bias);
-          FakeContext ctx(in, {DType::kFloat});
-          kernel->compute(ctx);
-          worst[t] =
-              std::max(worst[t], max_error(a, b, with_bias ? &bias : nullptr, ctx.result(0)));
-        }
-      } catch (const std::exception& ex) {
-        errors[t] = ex.what();
-      }
-    });
-  for (auto& th : threads) th.join();
-  for (int t = 0; t < kThreads; ++t) {
-    EXPECT_EQ(errors[t], "") << "thread " << t;
-    EXPECT_LT(worst[t], 1e-3) << "thread " << t;
-  }
+  run_on_threads(200, [&](std::mt19937& rng, int t, int r) {
+    const int64_t M = 1 + 16 * (t % 2) + (r % 3);  // shared and private row counts
+    const Host a = Host::random(DType::kFloat, {M, K}, rng);
+    std::vector<Host> in{a, b_stored};
+    if (with_bias) in.push_back(bias);
+    FakeContext ctx(in, {DType::kFloat});
+    kernel->compute(ctx);
+    return max_error(a, b, with_bias ? &bias : nullptr, ctx.result(0));
+  });
 }
 
 TEST(CpuDnnlThreads, PrepackedMatMulKernelComputesOnSeveralThreadsAtOnce) {
