@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything geon needs to build, test and benchmark, by name and at pinned versions.
 # Idempotent: a second run on a ready machine only checks and returns in a few seconds.
-# Usage: scripts/setup.sh [--with-torch]   (torch is only needed to export the benchmark models)
+# Usage: scripts/setup.sh [--with-torch]   (--with-torch: Debian's python3-torch and
+# python3-torchvision, which only the model suite's export needs: models/export, the
+# models.suite_matches_onnxruntime test, models/make_cnn.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/versions.env
@@ -13,7 +15,7 @@ apt_pkgs=(build-essential cmake ninja-build pkg-config clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
   "libdnnl-dev=${DNNL_DEB}" "libonnx-dev=${ONNX_DEB}" libprotobuf-dev protobuf-compiler
   "libonnx-testdata=${ONNX_TESTDATA_DEB}")
-[ "$want_torch" = 1 ] && apt_pkgs+=(python3-torch python3-torchvision)
+[ "$want_torch" = 1 ] && apt_pkgs+=("python3-torch=${TORCH_DEB}" "python3-torchvision=${TORCHVISION_DEB}")
 
 missing=()
 for p in "${apt_pkgs[@]}"; do

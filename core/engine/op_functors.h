@@ -255,6 +255,80 @@ struct Elu {
     return x >= T(0) ? x : static_cast<T>(p.alpha) * std::expm1(x);
   }
 };
+struct Selu {  // alpha, gamma in beta
+  template <class T>
+  GEON_HD static T f(T x, const OpParams& p) {
+    const T y = x > T(0) ? x : static_cast<T>(p.alpha) * std::expm1(x);
+    return static_cast<T>(p.beta) * y;
+  }
+};
+struct Celu {  // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
+  template <class T>
+  GEON_HD static T f(T x, const OpParams& p) {
+    const T a = static_cast<T>(p.alpha);
+    return x > T(0) ? x : a * std::expm1(x / a);
+  }
+};
+struct Gelu {  // the erf form
+  template <class T>
+  GEON_HD static T f(T x, const OpParams&) {
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  }
+};
+struct GeluTanh {  // the tanh approximation
+  template <class T>
+  GEON_HD static T f(T x, const OpParams&) {
+    const T inner = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);
+    return T(0.5) * x * (T(1) + std::tanh(inner));
+  }
+};
+struct HardSigmoid {  // max(0, min(1, alpha * x + beta))
+  template <class T>
+  GEON_HD static T f(T x, const OpParams& p) {
+    const T y = static_cast<T>(p.alpha) * x + static_cast<T>(p.beta);
+    return y < T(0) ? T(0) : (y > T(1) ? T(1) : y);
+  }
+};
+struct HardSwish {  // x * max(0, min(1, x / 6 + 1 / 2))
+  template <class T>
+  GEON_HD static T f(T x, const OpParams&) {
+    const T y = x / T(6) + T(0.5);
+    return x * (y < T(0) ? T(0) : (y > T(1) ? T(1) : y));
+  }
+};
+struct Mish {  // x * tanh(softplus(x))
+  template <class T>
+  GEON_HD static T f(T x, const OpParams& p) {
+    return x * std::tanh(Softplus::f(x, p));
+  }
+};
+struct Swish {  // x * sigmoid(alpha * x)
+  template <class T>
+  GEON_HD static T f(T x, const OpParams& p) {
+    return x * Sigmoid::f(static_cast<T>(p.alpha) * x, p);
+  }
+};
+struct ThresholdedRelu {
+  template <class T>
+  GEON_HD static T f(T x, const OpParams& p) {
+    return x > static_cast<T>(p.alpha) ? x : T(0);
+  }
+};
+// lambd in alpha, bias in beta. Integers compare and shift in double (the attributes are
+// floats), so a fractional lambd or bias acts as ONNX's reference does before the final cast.
+struct Shrink {
+  template <class T>
+  GEON_HD static T f(T x, const OpParams& p) {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T lambd = static_cast<T>(p.alpha), bias = static_cast<T>(p.beta);
+      return x < -lambd ? x + bias : (x > lambd ? x - bias : T(0));
+    } else {
+      const double v = static_cast<double>(x);
+      return v < -p.alpha ? static_cast<T>(v + p.beta)
+                          : (v > p.alpha ? static_cast<T>(v - p.beta) : T(0));
+    }
+  }
+};
 struct IsNan {
   template <class T>
   GEON_HD static bool f(T x, const OpParams&) {

@@ -25,9 +25,10 @@ DType compute_dtype(DType t);
 int compute_index(DType t);
 
 // Constant parameters of an op (clip bounds are operands, not params; this is for the few
-// ops with a scalar knob, e.g. leaky_relu's alpha).
+// ops with a scalar knob, e.g. leaky_relu's alpha, or two: hard_sigmoid's alpha and beta).
 struct OpParams {
   double alpha = 0;
+  double beta = 0;
 };
 
 // out[i] = op(a[i], b[i], c[i]) for i < n; unused inputs are null.

@@ -45,6 +45,10 @@ struct Value {
   std::vector<Length> contents;
   bool contents_known = false;
   int producer = -1;  // node index, -1 for inputs and constants
+  // The physical order of the axes, outermost first (a permutation of 0..rank-1, e.g.
+  // {0, 2, 3, 1} for channels-last NCHW); empty = row-major. Set by core/passes/select_layouts
+  // on intermediates only; the executor allocates the value with these strides.
+  std::vector<int> layout;
 
   DType dtype() const { return type.dtype; }
   int rank() const { return static_cast<int>(axes.size()); }

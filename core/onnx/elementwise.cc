@@ -44,6 +44,16 @@ constexpr ElementwiseOp kOps[] = {
     {"IsInf", 10, "isinf", S::kUnary},
     {"LeakyRelu", 6, "leaky_relu", S::kUnary, "alpha", 0.01f},
     {"Elu", 6, "elu", S::kUnary, "alpha", 1.0f},
+    {"Selu", 6, "selu", S::kUnary, "alpha", 1.67326319217681884765625f, "gamma",
+     1.05070102214813232421875f},
+    {"Celu", 12, "celu", S::kUnary, "alpha", 1.0f},
+    {"Gelu", 20, "gelu", S::kUnary},  // "gelu_tanh" when approximate is "tanh"
+    {"HardSigmoid", 6, "hard_sigmoid", S::kUnary, "alpha", 0.2f, "beta", 0.5f},
+    {"HardSwish", 14, "hard_swish", S::kUnary},
+    {"Mish", 18, "mish", S::kUnary},
+    {"Swish", 24, "swish", S::kUnary, "alpha", 1.0f},
+    {"ThresholdedRelu", 10, "thresholded_relu", S::kUnary, "alpha", 1.0f},
+    {"Shrink", 9, "shrink", S::kUnary, "lambd", 0.5f, "bias", 0.0f},
     {"Add", 7, "add", S::kBinary},
     {"Sub", 7, "sub", S::kBinary},
     {"Mul", 7, "mul", S::kBinary},
@@ -77,6 +87,7 @@ constexpr int kMaxInputs = kMaxLoopOperands - 2;
 std::string_view resolved_engine_op(const ElementwiseOp& e, const Node& n) {
   if (e.onnx == "Mod" && attr_int(n, "fmod", 0) == 1) return "fmod";
   if (e.onnx == "BitShift" && attr_string(n, "direction", "") == "RIGHT") return "shift_right";
+  if (e.onnx == "Gelu" && attr_string(n, "approximate", "none") == "tanh") return "gelu_tanh";
   return e.engine;
 }
 
@@ -136,6 +147,7 @@ ElementwiseSpec elementwise_spec(const Node& n) {
   s.engine_op = std::string(resolved_engine_op(*e, n));
   s.shape = e->shape;
   if (!e->alpha.empty()) s.params.alpha = attr_float(n, e->alpha, e->alpha_default);
+  if (!e->beta.empty()) s.params.beta = attr_float(n, e->beta, e->beta_default);
   s.mean = n.op == "Mean";
   return s;
 }
@@ -153,6 +165,12 @@ Reason elementwise_reason(const Graph& g, const Node& n, std::string_view set,
     const std::string dir = attr_string(n, "direction", "");
     if (dir != "LEFT" && dir != "RIGHT") return "BitShift direction '" + dir + "' is unknown";
   }
+  if (n.op == "Gelu") {
+    const std::string approx = attr_string(n, "approximate", "none");
+    if (approx != "none" && approx != "tanh") return "Gelu approximate '" + approx + "' is unknown";
+  }
+  if (n.op == "Celu" && attr_float(n, "alpha", 1.0f) == 0)
+    return "Celu alpha 0 is not defined (Celu divides by it)";
   if (n.op == "IsInf" &&
       (attr_int(n, "detect_positive", 1) != 1 || attr_int(n, "detect_negative", 1) != 1))
     return "IsInf detecting only one sign is not implemented";

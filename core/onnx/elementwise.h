@@ -24,6 +24,8 @@ struct ElementwiseOp {
   EwShape shape;
   std::string_view alpha = {};  // the attribute holding OpParams::alpha, if any
   float alpha_default = 0;
+  std::string_view beta = {};  // the attribute holding OpParams::beta, if any
+  float beta_default = 0;
 };
 
 std::span<const ElementwiseOp> elementwise_ops();

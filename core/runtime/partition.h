@@ -59,7 +59,8 @@ bool is_control_flow(const Node& n);
 Placement partition(const Graph& g, std::span<const KernelSet* const> sets);
 
 // The placement report as JSON: per node its name, op, set, subgraph and refusals; the
-// subgraphs with their nodes, inputs and outputs; the transfers.
+// subgraphs with their nodes, inputs and outputs; the transfers; the values kept in another
+// physical layout (Value::layout) and the reorders at the edges of their runs.
 std::string placement_json(const Graph& g, const Placement& p,
                            std::span<const KernelSet* const> sets);
 

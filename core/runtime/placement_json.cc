@@ -13,6 +13,38 @@ std::string value_names(const Graph& g, const std::vector<int>& values) {
   return out + "]";
 }
 
+// A value's physical order (Value::layout) for the report: "row-major" or the permutation.
+std::string layout_name(const Value& v) {
+  if (v.layout.empty()) return "row-major";
+  std::string out;
+  for (size_t i = 0; i < v.layout.size(); ++i) out += (i ? "," : "") + std::to_string(v.layout[i]);
+  return out;
+}
+
+// Where a kernel reads a non-constant operand in another physical order than the one it writes
+// (the edges of a run of channels-last values): there the kernel reorders, once per run.
+std::string layouts_json(const Graph& g) {
+  int marked = 0;
+  for (const Value& v : g.values) marked += v.layout.empty() ? 0 : 1;
+  std::string out = "{\"values_with_layout\": " + std::to_string(marked) + ", \"reorders\": [";
+  int count = 0;
+  for (const Node& n : g.nodes) {
+    if (n.outputs.empty() || n.outputs[0] < 0) continue;
+    const Value& y = g.values.at(n.outputs[0]);
+    for (int in : n.inputs) {
+      if (in < 0) continue;
+      const Value& x = g.values.at(in);
+      if (x.kind == ValueKind::kConstant || !x.rank_known || !y.rank_known ||
+          x.rank() != y.rank() || x.rank() < 3 || x.layout == y.layout)
+        continue;
+      out += std::string(count++ ? "," : "") + "\n      {\"node\": " + json_string(n.name) +
+             ", \"value\": " + json_string(x.name) + ", \"from\": " + json_string(layout_name(x)) +
+             ", \"to\": " + json_string(layout_name(y)) + "}";
+    }
+  }
+  return out + (count ? "\n    ]}" : "]}");
+}
+
 }  // namespace
 
 std::string placement_json(const Graph& g, const Placement& p,
@@ -60,7 +92,7 @@ std::string placement_json(const Graph& g, const Placement& p,
            ", \"from\": " + json_string(to_string(tr.from)) +
            ", \"to\": " + json_string(to_string(tr.to)) + "}";
   }
-  return out + "\n  ]\n}\n";
+  return out + "\n  ],\n  \"layouts\": " + layouts_json(g) + "\n}\n";
 }
 
 }  // namespace geon

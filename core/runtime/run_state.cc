@@ -20,6 +20,21 @@ size_t bytes_of(const TensorDesc& d) {
   return static_cast<size_t>(dtype_bytes_for(d.dtype, element_count(d)));
 }
 
+// A dense tensor whose axes lie in memory in `layout` order (Value::layout): row-major over the
+// permuted shape, seen back in the logical order. Row-major when there is no layout.
+TensorDesc laid_out(DType dt, const Dims& shape, const std::vector<int>& layout) {
+  if (layout.empty() || layout.size() != shape.size()) return row_major(dt, shape);
+  Dims physical(shape.size());
+  for (size_t i = 0; i < layout.size(); ++i) physical[i] = shape[layout[i]];
+  const TensorDesc p = row_major(dt, physical);
+  TensorDesc d = p;
+  for (size_t i = 0; i < layout.size(); ++i) {
+    d.shape[layout[i]] = p.shape[i];
+    d.strides[layout[i]] = p.strides[i];
+  }
+  return d;
+}
+
 }  // namespace
 
 RunState::RunState(const ExecutableImpl& exe, RunState* parent, std::span<const int> outputs,
@@ -99,7 +114,7 @@ TensorRef& RunState::place(int value, const Dims& shape, Device device) {
     fail(ErrorCode::kNotSupported, "value '" + val.name + "' has dtype " +
                                        std::string(dtype_name(dt)) +
                                        ", which the executor cannot allocate");
-  const TensorDesc desc = row_major(dt, shape);
+  const TensorDesc desc = laid_out(dt, shape, val.layout);
   const size_t bytes = bytes_of(desc);
   Held& h = held_[value];
   if (h.bound) {

@@ -253,6 +253,33 @@ void roi_align(RuleContext& c, bool has_ctm) {
   c.set_output(0, t, distinct_axes(c, {r, ch, h, w}));
 }
 
+// MaxRoiPool: X (N, C, H, W), rois (R, 5: batch index, x1, y1, x2, y2) -> (R, C,
+// pooled_shape[0], pooled_shape[1]).
+void max_roi_pool(RuleContext& c) {
+  require_arity(c, 2, 1);
+  require_nn_float(c, 0, 22, "X");
+  const DType t = c.input_dtype(0);
+  require_same_dtype(c, 1, "rois", t, "X");
+  const std::vector<int64_t> pooled = c.attr_ints("pooled_shape");  // required: fails if absent
+  if (pooled.size() != 2 || pooled[0] < 1 || pooled[1] < 1)
+    c.fail("attribute 'pooled_shape' must be two lengths of at least 1");
+  if (!(c.attr_float("spatial_scale", 1.0f) > 0))
+    c.fail("attribute 'spatial_scale' must be positive");
+  require_rank(c, 0, "X", 4);
+  require_rank(c, 1, "rois", 2);
+  const Value& x = c.input(0);
+  const Value& rois = c.input(1);
+  if (rois.rank_known)
+    require_same_length(c, rois.axes[1].length, Length::known(5), "input 1 (rois) dim 1",
+                        "a box (batch index, x1, y1, x2, y2)");
+  const Axis r = rois.rank_known ? rois.axes[0] : c.new_axis(Length::unknown());
+  const Axis ch = x.rank_known ? x.axes[1] : c.new_axis(Length::unknown());
+  const Length ph = Length::known(pooled[0]), pw = Length::known(pooled[1]);
+  const Axis h = x.rank_known ? axis_like(c, x.axes[2], ph) : c.new_axis(ph);
+  const Axis w = x.rank_known ? axis_like(c, x.axes[3], pw) : c.new_axis(pw);
+  c.set_output(0, t, distinct_axes(c, {r, ch, h, w}));
+}
+
 void roi_align_10(RuleContext& c) { roi_align(c, false); }
 void roi_align_16(RuleContext& c) { roi_align(c, true); }
 
@@ -276,6 +303,7 @@ std::span<const RuleEntry> nn_pool_rules() {
       {"", "GlobalLpPool", 1, global_lp_pool_1},
       {"", "GlobalLpPool", 2, global_lp_pool_2},
       {"", "MaxUnpool", 9, max_unpool},
+      {"", "MaxRoiPool", 1, max_roi_pool},
       {"", "RoiAlign", 10, roi_align_10},
       {"", "RoiAlign", 16, roi_align_16},  // coordinate_transformation_mode
   };

@@ -59,8 +59,9 @@ GEON_HD Value apply_functor(int ci, Value a, Value b, Value c, const OpParams& p
 }
 
 // The interpreter's op dispatch: one case per table entry.
-GEON_HD_NOINLINE Value apply_op(OpId op, int ci, Value a, Value b, Value c, double alpha) {
-  const OpParams p{alpha};
+GEON_HD_NOINLINE Value apply_op(OpId op, int ci, Value a, Value b, Value c, double alpha,
+                                double beta) {
+  const OpParams p{alpha, beta};
   switch (op) {
 #define GEON_CASE1(F, name, mask, bool_out, cond) \
   case OpId::F:                                   \
@@ -97,7 +98,7 @@ GEON_HD Value eval_expr(const DevExpr& e, const int64_t* in_off) {
         a[j] = convert_value(vals[~arg], e.nodes[~arg].result, n.compute);
       if (n.scale[j] != 1.0) a[j] = scale_value(a[j], n.compute, n.scale[j]);
     }
-    vals[k] = apply_op(n.op, n.compute, a[0], a[1], a[2], n.alpha);
+    vals[k] = apply_op(n.op, n.compute, a[0], a[1], a[2], n.alpha, n.beta);
   }
   return vals[e.n_nodes - 1];
 }

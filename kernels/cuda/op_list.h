@@ -61,6 +61,16 @@ constexpr unsigned type_class() {
   X(Softsign, "softsign", kF, false, false)         \
   X(LeakyRelu, "leaky_relu", kF, false, false)      \
   X(Elu, "elu", kF, false, false)                   \
+  X(Selu, "selu", kF, false, false)                 \
+  X(Celu, "celu", kF, false, false)                 \
+  X(Gelu, "gelu", kF, false, false)                 \
+  X(GeluTanh, "gelu_tanh", kF, false, false)        \
+  X(HardSigmoid, "hard_sigmoid", kF, false, false)  \
+  X(HardSwish, "hard_swish", kF, false, false)      \
+  X(Mish, "mish", kF, false, false)                 \
+  X(Swish, "swish", kF, false, false)               \
+  X(ThresholdedRelu, "thresholded_relu", kF, false, false) \
+  X(Shrink, "shrink", kNum, false, false)           \
   X(IsNan, "isnan", kF, true, false)                \
   X(IsInf, "isinf", kF, true, false)
 

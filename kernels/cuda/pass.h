@@ -27,6 +27,7 @@ struct DevNode {
   int8_t arg[3] = {0, 0, 0};
   double scale[3] = {1, 1, 1};
   double alpha = 0;  // OpParams::alpha
+  double beta = 0;   // OpParams::beta
 };
 
 // The expression and its inputs. A scalar operand (ConstOperand::scalar) travels inside the

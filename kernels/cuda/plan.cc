@@ -132,6 +132,7 @@ DevExpr encode_expr(const Expr& expr) {
     n.result = static_cast<int8_t>(compute_index(src.result));
     n.arity = static_cast<int8_t>(op->arity);
     n.alpha = src.params.alpha;
+    n.beta = src.params.beta;
     for (int a = 0; a < op->arity; ++a) {
       const ExprArg arg = src.args[a];
       n.arg[a] = static_cast<int8_t>(arg.node ? ~arg.index : arg.index);

@@ -81,7 +81,7 @@ template <class F, class T, int Arity, bool CondFirst, int V, class R>
 GEON_HD void typed_apply(const LoopPlan& plan, const DevExpr& e, const TilePos& t, bool vector,
                          const int64_t* base_off, R* y) {
   const DevNode& node = e.nodes[0];
-  const OpParams params{node.alpha};
+  const OpParams params{node.alpha, node.beta};
   T x[3][V] = {};  // zeroed: lanes past a short tile are never used, but stay defined
   GEON_UNROLL
   for (int a = 0; a < Arity; ++a) {

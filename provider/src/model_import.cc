@@ -1,14 +1,11 @@
-// Model import for the provider. The folding pass (core/passes/fold_constants.h) is written
-// alongside; it is used when its header is present in the tree.
+// Model import for the provider: the importer with its options, then the graph passes of
+// core/passes/pipeline.h at the session's optimization level.
 #include "provider/src/model_import.h"
 
 #include <filesystem>
 
 #include "provider/src/status.h"
-#if __has_include("core/passes/fold_constants.h")
-#include "core/passes/fold_constants.h"
-#define GEON_PROVIDER_HAS_FOLDING 1
-#endif
+#include "core/passes/pipeline.h"
 
 namespace geon::provider {
 namespace {
@@ -39,11 +36,8 @@ ImportedModel import_from_bytes(const void* bytes, size_t size, const char* base
   return import_model_bytes(std::span(static_cast<const std::byte*>(bytes), size), opt);
 }
 
-void optimize([[maybe_unused]] Graph& g, [[maybe_unused]] std::span<const KernelSet* const> sets,
-              [[maybe_unused]] const ProviderOptions& o) {
-#ifdef GEON_PROVIDER_HAS_FOLDING
-  if (o.optimization_level >= 1) fold_constants(g, sets);
-#endif
+void optimize(Graph& g, std::span<const KernelSet* const> sets, const ProviderOptions& o) {
+  run_passes(g, sets, PassOptions{o.optimization_level});
 }
 
 }  // namespace geon::provider

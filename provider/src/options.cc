@@ -74,7 +74,7 @@ void set_option(ProviderOptions& o, const std::string& key, const std::string& v
   } else if (key == "intra_op_threads") {
     o.intra_op_threads = static_cast<int>(parse_unsigned(key, value, 4096));
   } else if (key == "optimization_level") {
-    o.optimization_level = static_cast<int>(parse_unsigned(key, value, 1));
+    o.optimization_level = static_cast<int>(parse_unsigned(key, value, 2));
   } else if (key == "strict") {
     o.strict = parse_switch(key, value);
   } else if (key == "profiling") {

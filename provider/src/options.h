@@ -15,7 +15,7 @@ enum class LogLevel { kError = 0, kWarning = 1, kInfo = 2, kVerbose = 3 };
 struct ProviderOptions {
   std::vector<std::string> devices = {"cpu.dnnl", "cpu.generic"};  // kernel set names
   int intra_op_threads = 0;
-  int optimization_level = 1;
+  int optimization_level = 2;  // 0 nothing, 1 constant folding, 2 folding and fusions
   bool strict = false;
   bool profiling = false;
   LogLevel log_level = LogLevel::kError;

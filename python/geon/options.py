@@ -25,7 +25,7 @@ class SessionOptions:
 
     def __init__(self):
         self.intra_op_num_threads = 0  # 0: one engine thread per hardware thread
-        self.graph_optimization_level = 1  # 0: none; 1 and above: constant folding
+        self.graph_optimization_level = 2  # 0: none; 1: constant folding; 2 and above: fusions
         self.strict = False  # fail creation when a node cannot run on the first provider
         self.enable_profiling = False
         self.log_level = "error"  # "error", "warning", "info", "verbose", or 0..4 as onnxruntime
@@ -74,14 +74,14 @@ def _flag(value):
 
 
 def _optimization_level(value):
-    # onnxruntime's GraphOptimizationLevel is an enum (0, 1, 2, 99); geon has 0 and 1.
+    # onnxruntime's GraphOptimizationLevel is an enum (0, 1, 2, 99); geon has 0, 1 and 2.
     try:
         number = int(value)
     except (TypeError, ValueError):
         raise _bad("graph_optimization_level", value, "expected an integer level") from None
     if number < 0:
         raise _bad("graph_optimization_level", value, "must not be negative")
-    return "0" if number == 0 else "1"
+    return str(min(number, 2))
 
 
 def _log_level(value):

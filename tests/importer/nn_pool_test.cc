@@ -211,5 +211,27 @@ TEST(ImportRoiAlign, OutputIsRoisByChannelsByTheOutputSize) {
   EXPECT_IMPORT_ERROR(g, 10, "attribute 'coordinate_transformation_mode' came with RoiAlign-16");
 }
 
+TEST(ImportMaxRoiPool, OutputIsRoisByChannelsByThePooledShape) {
+  GraphBuilder g;
+  g.input("x", DType::kFloat, dims({1, 3, 10, 10}))
+      .input("rois", DType::kFloat, {std::string("R"), int64_t{5}})
+      .node("MaxRoiPool", {"x", "rois"}, {"y"}, {{"pooled_shape", Ints{2, 3}}})
+      .output("y");
+  const auto m = import_raw(g, 1);
+  const Value& y = output_value(m, "y");
+  ASSERT_EQ(y.rank(), 4);
+  EXPECT_TRUE(same_axis(y.axes[0], output_value(m, "rois").axes[0]));
+  EXPECT_TRUE(same_axis(y.axes[1], output_value(m, "x").axes[1]));
+  EXPECT_EQ(y.axes[2].length, Length::known(2));
+  EXPECT_EQ(y.axes[3].length, Length::known(3));
+
+  GraphBuilder bad;
+  bad.input("x", DType::kFloat, dims({1, 3, 10, 10}))
+      .input("rois", DType::kFloat, dims({2, 4}))
+      .node("MaxRoiPool", {"x", "rois"}, {"y"}, {{"pooled_shape", Ints{2, 2}}})
+      .output("y");
+  EXPECT_IMPORT_ERROR(bad, 1, "input 1 (rois) dim 1");
+}
+
 }  // namespace
 }  // namespace geon

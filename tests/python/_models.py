@@ -61,6 +61,20 @@ def identity(elem_type, shape):
     return _model(graph, 21)
 
 
+def conv(seed=0):
+    """y = Conv(x[1, 2, 5, 5], w[3, 2, 3, 3]) with one node named "conv1" (cpu.dnnl only)."""
+    rng = np.random.default_rng(seed)
+    w = onnx.numpy_helper.from_array(rng.standard_normal((3, 2, 3, 3)).astype(np.float32), "w")
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("Conv", ["x", "w"], ["y"], name="conv1")],
+        "conv",
+        [onnx.helper.make_tensor_value_info("x", FLOAT, [1, 2, 5, 5])],
+        [onnx.helper.make_tensor_value_info("y", FLOAT, [1, 3, 3, 3])],
+        [w],
+    )
+    return _model(graph, 17)
+
+
 def add_scalar():
     """z = x + y on rank-0 float tensors."""
     graph = onnx.helper.make_graph(

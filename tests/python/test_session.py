@@ -454,16 +454,18 @@ class Options(unittest.TestCase):
             self.assertIn("no.such.set", json.dumps(session.placement_report()))
 
     def test_nodes_no_listed_set_runs_are_named(self):
-        # cpu.generic has no MatMul (cpu.dnnl has), so alone it cannot run the MLP.
+        # cpu.generic has no Conv (cpu.dnnl has), so alone it cannot run a convolution.
         with self.assertRaises(geon.GeonError) as caught:
-            geon.InferenceSession(_models.mlp(), providers=["cpu.generic"])
-        self.assertIn("fc1", str(caught.exception))
-        self.assertIn("MatMul", str(caught.exception))
+            geon.InferenceSession(_models.conv(), providers=["cpu.generic"])
+        self.assertIn("conv1", str(caught.exception))
+        self.assertIn("Conv", str(caught.exception))
 
     def test_strict_fails_when_the_first_set_refuses_a_node(self):
-        # cpu.dnnl has MatMul and Gemm only, so strict placement on it alone must refuse Relu.
+        # Unfused (level 1), Relu stays a node of its own, which cpu.dnnl has no kernel for, so
+        # strict placement on it first must refuse Relu.
         options = geon.SessionOptions()
         options.strict = True
+        options.graph_optimization_level = 1
         with self.assertRaises(geon.GeonError) as caught:
             geon.InferenceSession(_models.mlp(), sess_options=options, providers=["cpu.dnnl", "cpu.generic"])
         self.assertIn("Relu", str(caught.exception))
@@ -543,9 +545,15 @@ class Reports(unittest.TestCase):
             self.assertIn(node, text)
 
     def test_graph_dump_mentions_the_ops(self):
-        dump = geon.InferenceSession(_models.mlp()).graph_dump()
+        options = geon.SessionOptions()
+        options.graph_optimization_level = 1  # unfused: the model's own ops
+        dump = geon.InferenceSession(_models.mlp(), sess_options=options).graph_dump()
         self.assertIn("MatMul", dump)
         self.assertIn("Relu", dump)
+
+    def test_graph_dump_names_fused_nodes_after_their_members(self):
+        dump = geon.InferenceSession(_models.mlp()).graph_dump()  # level 2, the default
+        self.assertIn("node fc1+fc1_bias+relu = geon.FusedMatMul", dump)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
-"""Runs geon-test-runner over whole ONNX backend data sets and holds the results to the floor
-recorded in conformance_counts.txt: a data set's passed count may not drop and its failed count
-may not rise (a kernel that starts failing, or a test that stops running, fails this test).
-GEON_UPDATE_COUNTS=1 rewrites the file with the current counts instead.
+"""Runs geon-test-runner over whole ONNX backend data sets and holds them to the tests listed in
+conformance_expected/<set>.txt (one exact test name per line, '#' starts a comment): every listed
+test must pass; a listed test that fails, is skipped (unsupported) or is gone fails this check,
+named with the runner's message. Tests that pass without being listed are only reported.
+GEON_UPDATE_CONFORMANCE=1 adds the newly passing tests to the lists (it never removes a name: a
+test that stops passing must be looked at, not dropped).
 
-usage: check_conformance.py RUNNER COUNTS_FILE NAME=DIR [NAME=DIR ...]
+usage: check_conformance.py RUNNER LISTS_DIR SET=DIR [SET=DIR ...]   (SET e.g. wheel/node)
 """
 
 import json
@@ -12,58 +14,79 @@ import subprocess
 import sys
 import tempfile
 
+HEADER = """# Tests of this backend data set that geon passes, one exact name per line: each must keep
+# passing (tests/tools/check_conformance.py; GEON_UPDATE_CONFORMANCE=1 adds newly passing ones).
+"""
 
-def read_counts(path):
-    counts = {}
+
+def read_list(path):
+    if not os.path.exists(path):
+        return None
+    names = []
     with open(path) as f:
         for line in f:
-            line = line.split("#", 1)[0].split()
+            line = line.split("#", 1)[0].strip()
             if line:
-                name, passed, failed = line
-                counts[name] = (int(passed), int(failed))
-    return counts
+                names.append(line)
+    return names
+
+
+def write_list(path, names):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(HEADER)
+        f.writelines(n + "\n" for n in sorted(set(names)))
 
 
 def run_set(runner, directory):
+    """{test name: (status, message)} for every test directory under `directory`."""
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
         done = subprocess.run([runner, directory, "--json", report], capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit("geon-test-runner failed on %s (exit %d):\n%s" % (directory, done.returncode, done.stderr))
+        # Without --fail-on-failure the runner exits 0 whatever the verdicts: anything else is
+        # its own error.
+        if done.returncode != 0 or not os.path.exists(report):
+            sys.exit("geon-test-runner failed on %s (exit %d):\n%s"
+                     % (directory, done.returncode, done.stderr))
         with open(report) as f:
-            results = json.load(f)
-    statuses = [r["status"] for r in results]
-    failed = sorted(r["name"] for r in results if r["status"] == "fail")
-    return statuses.count("pass"), statuses.count("fail"), len(statuses), failed
+            return {r["name"]: (r["status"], r.get("message", "")) for r in json.load(f)}
 
 
 def main():
-    runner, counts_path, sets = sys.argv[1], sys.argv[2], [a.split("=", 1) for a in sys.argv[3:]]
-    recorded = read_counts(counts_path)
-    now, problems = {}, []
-    for name, directory in sets:
-        passed, failed, total, failed_names = run_set(runner, directory)
-        now[name] = (passed, failed)
-        print("%s: %d passed, %d failed, %d skipped" % (name, passed, failed, total - passed - failed))
-        if name not in recorded:
-            problems.append("%s has no recorded counts (run with GEON_UPDATE_COUNTS=1)" % name)
-            continue
-        floor_passed, ceiling_failed = recorded[name]
-        if passed < floor_passed:
-            problems.append("%s: %d passed, fewer than the %d recorded" % (name, passed, floor_passed))
-        if failed > ceiling_failed:
-            problems.append("%s: %d failed, more than the %d recorded: %s" % (name, failed, ceiling_failed, ", ".join(failed_names)))
-    if os.environ.get("GEON_UPDATE_COUNTS") == "1":
-        with open(counts_path, "w") as f:
-            f.write("# geon-test-runner results per backend data set: name passed failed\n")
-            f.write("# (tests/tools/check_conformance.py; GEON_UPDATE_COUNTS=1 rewrites this file)\n")
-            for name, (passed, failed) in sorted(now.items()):
-                f.write("%s %d %d\n" % (name, passed, failed))
-        print("counts rewritten: " + counts_path)
-        return
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    runner, lists_dir = sys.argv[1], sys.argv[2]
+    sets = [a.split("=", 1) for a in sys.argv[3:]]
+    update = os.environ.get("GEON_UPDATE_CONFORMANCE") == "1"
+    problems = []
+    for set_name, directory in sets:
+        results = run_set(runner, directory)
+        passing = {n for n, (status, _) in results.items() if status == "pass"}
+        list_path = os.path.join(lists_dir, set_name + ".txt")
+        expected = read_list(list_path)
+        statuses = [status for status, _ in results.values()]
+        counts = {s: statuses.count(s) for s in ("pass", "fail", "unsupported")}
+        new = sorted(passing - set(expected or []))
+        print("%s: %d passed, %d failed, %d skipped; %d listed, %d passing but not listed"
+              % (set_name, counts["pass"], counts["fail"], counts["unsupported"], len(expected or []),
+                 len(new)))
+        if expected is None:
+            if not update:
+                problems.append("%s: no list %s (run with GEON_UPDATE_CONFORMANCE=1)" % (set_name, list_path))
+        else:
+            for name in expected:
+                if name not in passing:
+                    status, message = results.get(name, ("missing", "no such test in " + directory))
+                    problems.append("%s: %s: %s: %s" % (set_name, name, status, message))
+        if update and (new or expected is None):
+            write_list(list_path, (expected or []) + new)
+            print("  added %d test(s) to %s" % (len(new), list_path))
+        elif new:
+            print("  passing, not listed: " + " ".join(new))
     if problems:
-        sys.exit("conformance dropped:\n  " + "\n  ".join(problems))
-    print("conformance counts held")
+        sys.exit("listed conformance tests that do not pass (%d):\n  %s"
+                 % (len(problems), "\n  ".join(problems)))
+    print("every listed conformance test passes")
 
 
 if __name__ == "__main__":

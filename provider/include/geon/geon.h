@@ -93,7 +93,8 @@ typedef struct GeonApi {
    *                         session a pool of its own, whose threads sleep between runs;
    *                         concurrent runs of one session take turns on it. oneDNN kernels
    *                         (cpu.dnnl) keep oneDNN's own threading
-   *   "optimization_level"  0 = none, 1 = constant folding (default 1)
+   *   "optimization_level"  0 = none, 1 = constant folding, 2 = folding and the fusion passes
+   *                         of core/passes/pipeline.cc (default 2)
    *   "strict"              "1": session creation fails when a node cannot run on the first
    *                         device of the list, instead of falling back to the next
    *   "profiling"           "1": record one event per node; end_profiling() returns them

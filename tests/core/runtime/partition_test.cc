@@ -197,6 +197,35 @@ TEST(Partition, JsonReport) {
   EXPECT_NE(json.find("\"subgraphs\""), std::string::npos) << json;
 }
 
+// A run of channels-last values shows in the report with the reorders at its two edges: where
+// a row-major value enters it and where a row-major value leaves it.
+TEST(Partition, JsonReportListsLayoutsAndTheReordersAtTheirEdges) {
+  GraphBuilder b;
+  const int x = b.input("x");
+  const int a = b.node("conv_a", "Conv", {x});
+  const int c = b.node("conv_b", "Conv", {a});
+  b.output(b.node("flat", "Relu", {c}));
+  Graph& g = b.graph();
+  for (Value& v : g.values) {
+    std::vector<Axis> dims;
+    for (int d = 0; d < 4; ++d) dims.push_back(make_axis(g.factory(), "", Length::known(2)));
+    v.axes = Axes(dims);
+  }
+  g.values[a].layout = g.values[c].layout = {0, 2, 3, 1};
+  const Placement p = partition(g, kGpuFirst);
+  const std::string json = placement_json(g, p, kGpuFirst);
+  EXPECT_NE(json.find("\"values_with_layout\": 2"), std::string::npos) << json;
+  EXPECT_NE(json.find("{\"node\": \"conv_a\", \"value\": \"x\", \"from\": \"row-major\", "
+                      "\"to\": \"0,2,3,1\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("{\"node\": \"flat\", \"value\": \"conv_b\", \"from\": \"0,2,3,1\", "
+                      "\"to\": \"row-major\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_EQ(json.find("\"node\": \"conv_b\""), std::string::npos) << json;  // inside the run
+}
+
 // No set runs If/Loop/Scan (the executor runs their bodies), so partition() leaves them
 // unclaimed for a host, while the report says who runs them.
 TEST(Partition, ControlFlowIsUnclaimedButReportedAsControlOnTheHost) {
@@ -208,8 +237,9 @@ TEST(Partition, ControlFlowIsUnclaimedButReportedAsControlOnTheHost) {
   EXPECT_TRUE(is_control_flow(b.graph().nodes[0]));
   EXPECT_FALSE(is_control_flow(b.graph().nodes[1]));
   const std::string json = placement_json(b.graph(), p, kGpuFirst);
-  EXPECT_NE(json.find("\"op\": \"Loop\", \"opset\": 13, \"set\": \"control\", \"device\": \"host\""),
-            std::string::npos)
+  EXPECT_NE(
+      json.find("\"op\": \"Loop\", \"opset\": 13, \"set\": \"control\", \"device\": \"host\""),
+      std::string::npos)
       << json;
   EXPECT_NE(json.find("\"op\": \"Mystery\", \"opset\": 13, \"set\": null, \"device\": null"),
             std::string::npos)

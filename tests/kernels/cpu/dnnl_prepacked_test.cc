@@ -4,7 +4,7 @@
 // fallbacks (transposed A, a run whose B is not the packed one) and the packer itself.
 #include <gtest/gtest.h>
 
-#include "kernels/cpu/dnnl_packed_matmul.h"
+#include "kernels/cpu/dnnl/packed_matmul.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/reference.h"
 

@@ -212,7 +212,7 @@ TEST(CpuGenericElementwise, SupportsReasons) {
       .out(DType::kUInt8, {2});
   EXPECT_TRUE(shift.supports(gen()));  // no direction
 
-  NodeGraph unknown("Selu", 6);
+  NodeGraph unknown("NoSuchOp", 6);  // an op no set has a row for
   EXPECT_EQ(unknown.supports(gen()), "no entry");
 }
 

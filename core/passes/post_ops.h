@@ -1,0 +1,34 @@
+// The chain matcher fuse_conv and fuse_matmul share: from a producer's output, walk down its
+// single readers taking (in this order) a constant bias Add, a residual Add of the output's
+// own shape, and an activation; each step only where the value walked has no other reader and
+// is not a graph output.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "core/passes/activation.h"
+#include "core/passes/graph_edit.h"
+
+namespace geon::passes {
+
+struct PostOps {
+  int bias = -1;           // the constant added (a value), -1 when none
+  int residual = -1;       // Z, -1 when none
+  Activation act;          // op "" when none
+  std::vector<int> nodes;  // the matched nodes (indices), in chain order
+  int out = -1;            // the value the chain ends in
+};
+
+// `bias_ok(v)` says whether constant v can be the bias of this producer's output.
+PostOps match_post_ops(const Graph& g, const Uses& uses, int out,
+                       const std::function<bool(int)>& bias_ok, bool allow_bias);
+
+// Gives the matched activation back (the chain then ends before it), for a fused node whose
+// kernels refuse that activation; false when there was none.
+bool drop_activation(const Graph& g, PostOps& p);
+
+// Whether two values have the same dtype and the same known lengths, dim by dim.
+bool same_shape(const Graph& g, int a, int b);
+
+}  // namespace geon::passes

@@ -1,0 +1,296 @@
+// ONNX Attention (float, no past/present, softcap or qk output) on oneDNN: scores = scale·Q·Kᵀ
+// as one batched matmul over strided views (Kᵀ and shared GQA heads are views, no copies), the
+// mask and causal bias added in place, oneDNN's softmax over each row, then P·V into Y. Shapes
+// this path does not take at run time (a short mask last dim, odd head splits) go to the
+// cpu.generic kernel made alongside, which also defines the semantics matched here.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+
+#include "core/base/error.h"
+#include "core/engine/thread_pool.h"
+#include "kernels/cpu/dnnl/matmul_core.h"
+#include "kernels/cpu/dnnl/ops.h"
+#include "kernels/cpu/dnnl/runtime.h"
+#include "kernels/cpu/generic/ops.h"
+
+namespace geon::cpu {
+namespace {
+
+enum In { kQ, kK, kV, kMask, kPastK, kPastV, kNonpad };
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+// Scores for more batches than this many floats are made one batch block at a time.
+constexpr int64_t kMaxScoreFloats = int64_t{1} << 25;
+
+// A (batch, head, seq, dim) view: 4-D tensors as they are, 3-D (batch, seq, heads·dim) with
+// the heads split off.
+struct View4 {
+  int64_t len[4] = {}, st[4] = {}, offset = 0;
+};
+
+std::optional<View4> view4(const TensorDesc& d, int64_t heads) {
+  View4 v;
+  v.offset = d.offset;
+  if (d.rank() == 4) {
+    for (int k = 0; k < 4; ++k) v.len[k] = d.shape[k], v.st[k] = d.strides[k];
+    return v;
+  }
+  if (d.rank() != 3 || heads <= 0 || d.shape[2] % heads != 0) return std::nullopt;
+  const int64_t dim = d.shape[2] / heads;
+  v.len[0] = d.shape[0], v.len[1] = heads, v.len[2] = d.shape[1], v.len[3] = dim;
+  v.st[0] = d.strides[0], v.st[1] = dim * d.strides[2], v.st[2] = d.strides[1];
+  v.st[3] = d.strides[2];
+  return v;
+}
+
+// The 5-D (batch block, kv head, group, rows, cols) matmul operand of a 4-D view whose heads are
+// split as (kv head, group): `shared` views have one head per kv head (K, V), broadcast over
+// the group. `transposed` swaps the two matrix dims (Kᵀ).
+TensorDesc five_d(const View4& v, int64_t b0, int64_t nb, int64_t kv, int64_t group, bool shared,
+                  bool transposed) {
+  TensorDesc d;
+  d.dtype = DType::kFloat;
+  const int r = transposed ? 3 : 2, c = transposed ? 2 : 3;
+  d.shape = {nb, kv, shared ? 1 : group, v.len[r], v.len[c]};
+  d.strides = {v.st[0], shared ? v.st[1] : v.st[1] * group, shared ? 0 : v.st[1], v.st[r], v.st[c]};
+  d.offset = v.offset + b0 * v.st[0];
+  return d;
+}
+
+// The mask as element strides over (B, H, Sq, S), 0 where it broadcasts.
+struct MaskView {
+  const void* data = nullptr;
+  bool is_bool = false;
+  int64_t st[4] = {};
+};
+
+struct SoftmaxPrim {
+  dnnl::softmax_v2_forward prim;
+  dnnl::memory::desc md, scratch;
+  size_t scratch_bytes = 0;
+};
+
+struct Attrs {
+  bool causal = false;
+  int64_t q_heads = 0, kv_heads = 0;
+  float scale = 0;
+};
+
+class DnnlAttention {
+ public:
+  DnnlAttention(Attrs at, std::unique_ptr<Kernel> fallback)
+      : at_(at), fallback_(std::move(fallback)) {}
+
+  void compute(KernelContext& ctx) const {
+    if (!try_run(ctx)) fallback_->compute(ctx);
+  }
+
+ private:
+  std::shared_ptr<const SoftmaxPrim> softmax(int64_t rows, int64_t n) const {
+    const std::array<int64_t, 2> key{rows, n};
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = softmax_.find(key); it != softmax_.end()) return it->second;
+    const dnnl::memory::desc md({rows, n}, dnnl::memory::data_type::f32,
+                                dnnl::memory::format_tag::ab);
+    const dnnl::softmax_v2_forward::desc d(dnnl::prop_kind::forward_inference,
+                                           dnnl::algorithm::softmax_accurate, md, md, 1);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::softmax_v2_forward::primitive_desc pd(d, attr, dnnl_engine());
+    auto p = std::make_shared<SoftmaxPrim>(
+        SoftmaxPrim{dnnl::softmax_v2_forward(pd), md, pd.scratchpad_desc(), 0});
+    p->scratch_bytes = p->scratch.get_size();
+    if (softmax_.size() >= 16) softmax_.clear();  // a model fed ever new shapes starts over
+    softmax_.emplace(key, p);
+    return p;
+  }
+
+  void run_softmax(float* x, int64_t rows, int64_t n) const {
+    const auto p = softmax(rows, n);
+    dnnl::engine& engine = dnnl_engine();
+    dnnl::memory mem(p->md, engine, x);
+    std::optional<dnnl::memory> scratch;
+    dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, mem.get()}, {DNNL_ARG_DST, mem.get()}};
+    int count = 2;
+    if (p->scratch_bytes) {
+      scratch.emplace(p->scratch, engine, dnnl_thread_scratchpad(p->scratch_bytes));
+      args[count++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
+    }
+    dnnl_match_thread_count();
+    dnnl::stream& stream = dnnl_thread_stream();
+    if (dnnl_primitive_execute(p->prim.get(), stream.get(), count, args) != dnnl_success)
+      fail(ErrorCode::kInternal, "oneDNN softmax: execution failed");
+    stream.wait();
+  }
+
+  // False, with nothing written, when these shapes are left to the generic kernel.
+  bool try_run(KernelContext& ctx) const {
+    const TensorRef &q_in = ctx.input(kQ), &k_in = ctx.input(kK), &v_in = ctx.input(kV);
+    const int rank = q_in.desc.rank();
+    if (k_in.desc.rank() != rank || v_in.desc.rank() != rank || (rank != 3 && rank != 4))
+      return false;
+    const std::optional<View4> q = view4(q_in.desc, at_.q_heads);
+    const std::optional<View4> k = view4(k_in.desc, at_.kv_heads);
+    const std::optional<View4> v = view4(v_in.desc, at_.kv_heads);
+    if (!q || !k || !v) return false;
+    const int64_t B = q->len[0], Hq = q->len[1], Sq = q->len[2], D = q->len[3];
+    const int64_t Hkv = k->len[1], S = k->len[2], Dv = v->len[3];
+    if (k->len[0] != B || v->len[0] != B || k->len[3] != D || v->len[1] != Hkv ||
+        v->len[2] != S || Hkv <= 0 || Hq % Hkv != 0)
+      return false;  // the generic kernel names the mismatch
+    const int64_t G = Hq / Hkv;
+
+    MaskView mask;
+    const bool has_mask = ctx.num_inputs() > kMask && ctx.input(kMask).present();
+    if (has_mask) {
+      const TensorDesc& m = ctx.input(kMask).desc;
+      const int r = m.rank();
+      if (r < 1 || r > 4 || m.shape[r - 1] != S) return false;  // short last dims: generic
+      const int64_t full[4] = {B, Hq, Sq, S};
+      for (int i = 0; i < r; ++i) {
+        const int64_t len = m.shape[i], want = full[4 - r + i];
+        if (len != 1 && len != want) return false;
+        mask.st[4 - r + i] = len == 1 ? 0 : m.strides[i];
+      }
+      mask.is_bool = m.dtype == DType::kBool;
+      const size_t esize = mask.is_bool ? 1 : sizeof(float);
+      mask.data = static_cast<const char*>(ctx.input(kMask).data) + m.offset * esize;
+    }
+
+    const TensorRef& out = rank == 4 ? ctx.output(0, Dims{B, Hq, Sq, Dv})
+                                     : ctx.output(0, Dims{B, Sq, Hq * Dv});
+    const std::optional<View4> y = view4(out.desc, Hq);
+    require(y.has_value(), "Attention: the output cannot be split into heads");
+    if (B * Hq * Sq * Dv == 0) return true;
+
+    const float scale =
+        at_.scale != 0 ? at_.scale : 1.0f / std::sqrt(static_cast<float>(D));
+    const int64_t per_batch = Hq * Sq * S;
+    const int64_t block = std::clamp<int64_t>(kMaxScoreFloats / std::max<int64_t>(per_batch, 1),
+                                              1, B);
+    thread_local std::vector<float> scores;
+    thread_local std::vector<uint8_t> dead;  // fully masked rows
+    if (scores.size() < static_cast<size_t>(block * per_batch))
+      scores.resize(static_cast<size_t>(block * per_batch));
+    if (dead.size() < static_cast<size_t>(block * Hq * Sq))
+      dead.resize(static_cast<size_t>(block * Hq * Sq));
+    float* sc = scores.data();
+    for (int64_t b0 = 0; b0 < B; b0 += block) {
+      const int64_t nb = std::min(block, B - b0);
+      const int64_t rows = nb * Hq * Sq;
+      const TensorDesc sd = row_major(DType::kFloat, Dims{nb, Hkv, G, Sq, S});
+      if (S > 0) {
+        matmul_.run(ConstOperand(five_d(*q, b0, nb, Hkv, G, false, false), q_in.data),
+                    ConstOperand(five_d(*k, b0, nb, Hkv, G, true, true), k_in.data),
+                    Operand{sd, sc}, scale, 0.0f);
+        if (has_mask || at_.causal) add_bias(sc, dead.data(), mask, b0, nb, Hq, Sq, S);
+        run_softmax(sc, rows, S);
+      }
+      const TensorDesc yd = five_d(*y, b0, nb, Hkv, G, false, false);
+      matmul_.run(ConstOperand(sd, sc),
+                  ConstOperand(five_d(*v, b0, nb, Hkv, G, true, false), v_in.data),
+                  Operand{yd, out.data}, 1.0f, 0.0f);
+      // A fully masked row is NaN, as the ONNX reference's softmax gives.
+      if (has_mask && S > 0) {
+        float* yp = static_cast<float*>(out.data);
+        for (int64_t r = 0; r < rows; ++r) {
+          if (!dead[r]) continue;
+          const int64_t i = r % Sq, h = (r / Sq) % Hq, b = b0 + r / (Sq * Hq);
+          float* row = yp + y->offset + b * y->st[0] + h * y->st[1] + i * y->st[2];
+          for (int64_t d = 0; d < Dv; ++d) row[d * y->st[3]] = std::numeric_limits<float>::quiet_NaN();
+        }
+      }
+    }
+    return true;
+  }
+
+  // Adds the mask (bool: 0 or -inf) and the causal -inf to the scores of batches
+  // [b0, b0 + nb), and marks the rows left with no finite score.
+  void add_bias(float* sc, uint8_t* dead, const MaskView& m, int64_t b0, int64_t nb, int64_t Hq,
+                int64_t Sq, int64_t S) const {
+    const int64_t rows = nb * Hq * Sq;
+    auto run_rows = [&](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        const int64_t i = r % Sq, h = (r / Sq) % Hq, b = b0 + r / (Sq * Hq);
+        float* s = sc + r * S;
+        if (m.data) {
+          const int64_t off = b * m.st[0] + h * m.st[1] + i * m.st[2], js = m.st[3];
+          if (m.is_bool) {
+            const uint8_t* keep = static_cast<const uint8_t*>(m.data) + off;
+            for (int64_t j = 0; j < S; ++j) s[j] = keep[j * js] ? s[j] : kNegInf;
+          } else if (js == 1) {
+            const float* add = static_cast<const float*>(m.data) + off;
+            for (int64_t j = 0; j < S; ++j) s[j] += add[j];
+          } else {
+            const float* add = static_cast<const float*>(m.data) + off;
+            for (int64_t j = 0; j < S; ++j) s[j] += add[j * js];
+          }
+        }
+        if (at_.causal)
+          for (int64_t j = i + 1; j < S; ++j) s[j] = kNegInf;
+        if (m.data) {
+          bool any = false;
+          for (int64_t j = 0; j < S; ++j) any |= s[j] != kNegInf;
+          dead[r] = !any;
+        }
+      }
+    };
+    ThreadPool& pool = default_thread_pool();
+    const int parts = static_cast<int>(
+        std::min<int64_t>({pool.size(), rows, std::max<int64_t>(rows * S / (1 << 14), 1)}));
+    if (parts <= 1)
+      run_rows(0, rows);
+    else
+      pool.run(parts, [&](int p) { run_rows(rows * p / parts, rows * (p + 1) / parts); });
+  }
+
+  Attrs at_;
+  std::unique_ptr<Kernel> fallback_;
+  DnnlMatmul matmul_;
+  mutable std::mutex mu_;
+  mutable std::map<std::array<int64_t, 2>, std::shared_ptr<const SoftmaxPrim>> softmax_;
+};
+
+bool given(const Node& n, int i) { return has_input(n, i); }
+
+}  // namespace
+
+Reason supports_dnnl_attention(const Graph& g, const Node& n) {
+  for (int i : {kQ, kK, kV})
+    if (input_dtype(g, n, i) != DType::kFloat)
+      return "oneDNN Attention takes float Q, K and V; input " + std::to_string(i) + " is " +
+             std::string(dtype_name(input_dtype(g, n, i))) + " (cpu.generic runs it)";
+  if (given(n, kMask) && input_dtype(g, n, kMask) != DType::kFloat &&
+      input_dtype(g, n, kMask) != DType::kBool)
+    return "oneDNN Attention takes a float or bool attn_mask (cpu.generic runs others)";
+  if (given(n, kPastK) || given(n, kPastV) || given(n, kNonpad))
+    return "past key/value and nonpad_kv_seqlen are computed by cpu.generic";
+  for (size_t i = 1; i < n.outputs.size(); ++i)
+    if (n.outputs[i] >= 0) return "present key/value and qk outputs are computed by cpu.generic";
+  if (attr_float(n, "softcap", 0.0f) != 0.0f) return "softcap is computed by cpu.generic";
+  if (output_dtype(g, n, 0) != DType::kFloat) return "oneDNN Attention writes float Y only";
+  return supports_attention(g, n);
+}
+
+std::unique_ptr<Kernel> create_dnnl_attention(const Graph& g, const Node& n) {
+  Attrs at;
+  at.causal = attr_int(n, "is_causal", 0) != 0;
+  at.q_heads = attr_int(n, "q_num_heads", 0);
+  at.kv_heads = attr_int(n, "kv_num_heads", 0);
+  at.scale = attr_float(n, "scale", 0.0f);
+  auto impl = std::make_shared<DnnlAttention>(at, create_attention(g, n));
+  return make_node_kernel(n, [impl](KernelContext& ctx) {
+    try {
+      impl->compute(ctx);
+    } catch (const dnnl::error& e) {
+      fail(ErrorCode::kInternal, std::string("oneDNN: ") + e.what());
+    }
+  });
+}
+
+}  // namespace geon::cpu

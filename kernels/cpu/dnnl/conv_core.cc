@@ -1,0 +1,606 @@
+// oneDNN convolution and deconvolution setup: channels-last memory descriptors, ONNX weights
+// seen as oneDNN's (G, O/G, I/G, k...) by strides alone, post-ops for FusedConv, a
+// mutex-guarded primitive cache and per-thread buffers for the copies of odd layouts.
+#include "kernels/cpu/dnnl/conv_core.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include <omp.h>
+
+#include "core/base/error.h"
+#include "core/desc/views.h"
+#include "kernels/cpu/dnnl/runtime.h"
+
+namespace geon::cpu {
+namespace {
+
+using dims_t = dnnl::memory::dims;
+using tag = dnnl::memory::format_tag;
+constexpr auto f32 = dnnl::memory::data_type::f32;
+constexpr size_t kMaxCachedPrimitives = 256;
+
+std::atomic<int64_t> g_layout_copies{0};
+std::atomic<int64_t> g_reference_primitives{0};
+std::atomic<int64_t> g_weight_repacks{0};
+thread_local const dnnl::memory::desc* g_forced = nullptr;
+
+// Dense channels-last strides for (N, C, D1...): C fastest, then the spatial dims in order.
+Dims channels_last_strides(const Dims& shape) {
+  const int r = static_cast<int>(shape.size());
+  Dims st(r);
+  int64_t acc = 1;
+  st[1] = acc;
+  acc *= std::max<int64_t>(shape[1], 1);
+  for (int i = r - 1; i >= 2; --i) {
+    st[i] = acc;
+    acc *= std::max<int64_t>(shape[i], 1);
+  }
+  st[0] = acc;
+  return st;
+}
+
+TensorDesc channels_last(const Dims& shape) {
+  TensorDesc d;
+  d.dtype = DType::kFloat;
+  d.shape = shape;
+  d.strides = channels_last_strides(shape);
+  return d;
+}
+
+// Whether a view is dense channels-last (strides of length-1 dims do not matter).
+bool is_channels_last(const TensorDesc& d) {
+  const Dims st = channels_last_strides(d.shape);
+  for (int i = 0; i < d.rank(); ++i)
+    if (d.shape[i] > 1 && d.strides[i] != st[i]) return false;
+  return true;
+}
+
+// oneDNN takes any positive strides; length-1 dims get the stride a dense layout would give.
+std::optional<dnnl::memory::desc> strided_md(const TensorDesc& d) {
+  dims_t dims(d.shape.begin(), d.shape.end()), strides(d.strides.begin(), d.strides.end());
+  int64_t dense = 1;
+  for (int i = d.rank() - 1; i >= 0; --i) {
+    if (d.shape[i] == 1) strides[i] = dense;
+    if (strides[i] <= 0) return std::nullopt;
+    dense = std::max<int64_t>(dense, strides[i] * d.shape[i]);
+  }
+  return dnnl::memory::desc(dims, f32, strides);
+}
+
+dnnl::memory::desc channels_last_md(const Dims& shape) { return *strided_md(channels_last(shape)); }
+
+float* at(const void* base, const TensorDesc& d) {
+  return const_cast<float*>(static_cast<const float*>(base) + d.offset);
+}
+
+// The bytes a view can touch, as an address range (empty views touch nothing).
+bool shares_memory(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db) {
+  const ElementSpan sa = element_span(da), sb = element_span(db);
+  if (sa.empty() || sb.empty()) return false;
+  const auto* pa = static_cast<const float*>(a);
+  const auto* pb = static_cast<const float*>(b);
+  return pa + sa.first <= pb + sb.last && pb + sb.first <= pa + sa.last;
+}
+
+// This thread's buffer `slot` (0 src, 1 dst, 2 dense W, 3 bias, 4 reordered W), at least n floats,
+// 64-byte aligned; valid until its next use.
+float* thread_buffer(int slot, int64_t n) {
+  constexpr int64_t kAlignFloats = 16;
+  thread_local std::vector<float> buffers[5];
+  std::vector<float>& b = buffers[slot];
+  if (static_cast<int64_t>(b.size()) < n + kAlignFloats) b.resize(n + kAlignFloats);
+  const auto addr = reinterpret_cast<uintptr_t>(b.data());
+  return b.data() + ((64 - addr % 64) % 64) / sizeof(float);
+}
+
+// W as oneDNN's weights, by strides: (G, O/G, I/G, k...) or (O, I, k...) for one group.
+// Conv's W is (M, C/G, k...); ConvTranspose's is (C, M/G, k...).
+TensorDesc weights_view(const TensorDesc& w, int64_t g, bool transpose) {
+  const Dims& s = w.strides;
+  TensorDesc v = w;
+  v.shape.clear();
+  v.strides.clear();
+  const int64_t per_o = transpose ? w.shape[1] : w.shape[0] / g;
+  const int64_t per_i = transpose ? w.shape[0] / g : w.shape[1];
+  const int64_t so = transpose ? s[1] : s[0], si = transpose ? s[0] : s[1];
+  if (g > 1) {
+    v.shape.push_back(g);
+    v.strides.push_back(transpose ? per_i * s[0] : per_o * s[0]);
+  }
+  v.shape.push_back(per_o);
+  v.strides.push_back(so);
+  v.shape.push_back(per_i);
+  v.strides.push_back(si);
+  for (int i = 2; i < w.rank(); ++i) {
+    v.shape.push_back(w.shape[i]);
+    v.strides.push_back(s[i]);
+  }
+  return v;
+}
+
+dims_t to_dims(const Dims& d) { return dims_t(d.begin(), d.end()); }
+
+std::string dims_text(const Dims& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+dnnl::primitive_attr make_attr(const DnnlConvOptions& o) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::post_ops po;
+  if (o.residual) po.append_sum(1.0f);
+  using alg = dnnl::algorithm;
+  const Activation& a = o.activation;
+  switch (a.kind) {
+    case ActivationKind::kNone:
+      break;
+    case ActivationKind::kRelu:
+      po.append_eltwise(1.0f, alg::eltwise_relu, 0.0f, 0.0f);
+      break;
+    case ActivationKind::kLeakyRelu:
+      po.append_eltwise(1.0f, alg::eltwise_relu, a.alpha, 0.0f);
+      break;
+    case ActivationKind::kClip:
+      po.append_eltwise(1.0f, alg::eltwise_clip, a.alpha, a.beta);
+      break;
+    case ActivationKind::kSigmoid:
+      po.append_eltwise(1.0f, alg::eltwise_logistic, 0.0f, 0.0f);
+      break;
+    case ActivationKind::kTanh:
+      po.append_eltwise(1.0f, alg::eltwise_tanh, 0.0f, 0.0f);
+      break;
+    case ActivationKind::kHardSigmoid:
+      // oneDNN 2.6 has no hardsigmoid: max(0, min(1, alpha x + beta)) as linear then clip.
+      po.append_eltwise(1.0f, alg::eltwise_linear, a.alpha, a.beta);
+      po.append_eltwise(1.0f, alg::eltwise_clip, 0.0f, 1.0f);
+      break;
+    case ActivationKind::kHardSwish:
+      // 2.6's hardswish is x * min(max(x + 3, 0), 6) / 6, ONNX's formula.
+      po.append_eltwise(1.0f, alg::eltwise_hardswish, 0.0f, 0.0f);
+      break;
+    case ActivationKind::kElu:
+      po.append_eltwise(1.0f, alg::eltwise_elu, a.alpha, 0.0f);
+      break;
+    case ActivationKind::kGelu:
+      po.append_eltwise(1.0f, alg::eltwise_gelu_erf, 0.0f, 0.0f);
+      break;
+  }
+  attr.set_post_ops(po);
+  return attr;
+}
+
+// Constant weights in one oneDNN layout, in 64-byte aligned storage of their own.
+struct PackedWeights {
+  dnnl::memory::desc desc;
+  dnnl::memory mem;
+  std::vector<std::byte> storage;
+};
+
+std::shared_ptr<PackedWeights> allocate_packed(const dnnl::memory::desc& d) {
+  auto p = std::make_shared<PackedWeights>();
+  p->desc = d;
+  p->storage.resize(d.get_size() + 64);
+  const auto addr = reinterpret_cast<uintptr_t>(p->storage.data());
+  p->mem = dnnl::memory(d, dnnl_engine(), p->storage.data() + (64 - addr % 64) % 64);
+  return p;
+}
+
+// A primitive for one geometry, with the descriptors it was made for.
+struct Entry {
+  dnnl::primitive prim;
+  dnnl::memory::desc weights, scratch;
+  size_t scratch_bytes = 0;
+  // The constant weights in `weights`' layout: the copy packed at construction, or one
+  // reordered from it once when this primitive wants another layout (shared per layout).
+  std::shared_ptr<const PackedWeights> packed;
+  // W given per run: its view as oneDNN weights and the reorder into `weights`.
+  std::optional<dnnl::reorder> w_reorder;
+};
+
+// A primitive made for a geometry, with the layouts it chose.
+struct Made {
+  dnnl::primitive prim;
+  dnnl::memory::desc weights, scratch;
+  std::string impl;  // oneDNN's implementation name, e.g. "brgconv_1x1:avx512_core"
+};
+
+template <typename P>
+Made made(const typename P::primitive_desc& pd) {
+  Made m{P(pd), pd.weights_desc(), pd.scratchpad_desc(), pd.impl_info_str()};
+  if (m.impl.rfind("ref", 0) == 0) g_reference_primitives.fetch_add(1, std::memory_order_relaxed);
+  return m;
+}
+
+// The primitive for a geometry with the weights layout left to oneDNN (`any`), or nullopt when
+// oneDNN has none. Never a forced layout: the fast implementations accept only the layouts they
+// pick for the current thread count, and one forced on them (the layout packed at construction
+// under another thread count) can leave only the reference implementation, ~1000x slower.
+std::optional<Made> make_primitive(const DnnlConvOptions& o, const ConvGeometry& geo, const Dims& x,
+                                   const dims_t& weights_dims, bool bias) {
+  dnnl::memory::desc weights(weights_dims, f32, tag::any);
+  if (g_forced) weights = *g_forced;
+  const auto src = channels_last_md(x), dst = channels_last_md(geo.dst_shape);
+  const dnnl::memory::desc bias_md({geo.dst_shape[1]}, f32, tag::a);
+  dims_t dil(geo.dilations.size());
+  for (size_t i = 0; i < dil.size(); ++i) dil[i] = geo.dilations[i] - 1;  // oneDNN counts gaps
+  const dims_t st = to_dims(geo.strides), pl = to_dims(geo.pad_begin), pr = to_dims(geo.pad_end);
+  const auto kind = dnnl::prop_kind::forward_inference;
+  const dnnl::primitive_attr attr = make_attr(o);
+  try {
+    if (o.attrs.transpose) {
+      using D = dnnl::deconvolution_forward;
+      const auto alg = dnnl::algorithm::deconvolution_direct;
+      const auto d = bias ? D::desc(kind, alg, src, weights, bias_md, dst, st, dil, pl, pr)
+                          : D::desc(kind, alg, src, weights, dst, st, dil, pl, pr);
+      return made<D>(D::primitive_desc(d, attr, dnnl_engine()));
+    }
+    using C = dnnl::convolution_forward;
+    const auto alg = dnnl::algorithm::convolution_direct;
+    const auto d = bias ? C::desc(kind, alg, src, weights, bias_md, dst, st, dil, pl, pr)
+                        : C::desc(kind, alg, src, weights, dst, st, dil, pl, pr);
+    return made<C>(C::primitive_desc(d, attr, dnnl_engine()));
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+dims_t weights_dims(const Dims& w, int64_t g, bool transpose) {
+  TensorDesc d = row_major(DType::kFloat, w);
+  return to_dims(weights_view(d, g, transpose).shape);
+}
+
+void run_reorder(const dnnl::reorder& r, dnnl::memory& from, dnnl::memory& to) {
+  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, to.get()}};
+  dnnl::stream& s = dnnl_thread_stream();
+  if (dnnl_primitive_execute(r.get(), s.get(), 2, args) != dnnl_success)
+    fail(ErrorCode::kInternal, "oneDNN reorder of convolution weights failed");
+  s.wait();
+}
+
+// A dense row-major copy of a view oneDNN cannot read (negative or zero strides).
+ConstOperand readable(const ConstOperand& v, int slot) {
+  if (strided_md(v.desc)) return v;
+  const TensorDesc d = row_major(DType::kFloat, v.desc.shape);
+  float* buf = thread_buffer(slot, element_count(d));
+  assign(Operand{d, buf}, v);
+  return ConstOperand(d, buf);
+}
+
+// A reorder between two layouts of one shape, with its scratchpad needs.
+struct LayoutCopy {
+  dnnl::reorder prim;
+  dnnl::memory::desc scratch;
+  size_t scratch_bytes = 0;
+};
+
+std::shared_ptr<const LayoutCopy> make_layout_copy(const dnnl::memory::desc& from,
+                                                   const dnnl::memory::desc& to) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  try {
+    dnnl::engine& engine = dnnl_engine();
+    const dnnl::reorder::primitive_desc pd(engine, from, engine, to, attr);
+    auto c = std::make_shared<LayoutCopy>();
+    c->prim = dnnl::reorder(pd);
+    c->scratch = pd.scratchpad_desc();
+    c->scratch_bytes = c->scratch.get_size();
+    return c;
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+int64_t dnnl_conv_layout_copies() { return g_layout_copies.load(); }
+int64_t dnnl_conv_reference_primitives() { return g_reference_primitives.load(); }
+int64_t dnnl_conv_weight_repacks() { return g_weight_repacks.load(); }
+
+struct DnnlConv::Impl {
+  DnnlConvOptions o;
+  // The constant weights, packed (null when W comes per run).
+  Dims packed_w_shape;
+  std::shared_ptr<const PackedWeights> packed;
+
+  mutable std::mutex mu;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
+  // The packed weights reordered into the other layouts primitives asked for (another thread
+  // count or X shape than at construction), one copy per layout.
+  mutable std::vector<std::shared_ptr<const PackedWeights>> repacked;
+  // Layout copies (src in, dst out, Z in) as oneDNN reorders, several times faster than the
+  // engine's strided assign; null entries where oneDNN has none.
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const LayoutCopy>> copies;
+
+  // to = from, equal shapes, any layouts.
+  void copy(const Operand& to, const ConstOperand& from) const {
+    const auto fm = strided_md(from.desc), tm = strided_md(to.desc);
+    if (!fm || !tm) {
+      assign(to, from);
+      return;
+    }
+    std::vector<int64_t> key(from.desc.shape.begin(), from.desc.shape.end());
+    key.insert(key.end(), from.desc.strides.begin(), from.desc.strides.end());
+    key.insert(key.end(), to.desc.strides.begin(), to.desc.strides.end());
+    std::shared_ptr<const LayoutCopy> c;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (auto it = copies.find(key); it != copies.end()) {
+        c = it->second;
+      } else {
+        c = make_layout_copy(*fm, *tm);
+        if (copies.size() >= kMaxCachedPrimitives) copies.clear();
+        copies.emplace(std::move(key), c);
+      }
+    }
+    if (!c) {
+      assign(to, from);
+      return;
+    }
+    dnnl::engine& engine = dnnl_engine();
+    dnnl::memory fmem(*fm, engine, at(from.data, from.desc));
+    dnnl::memory tmem(*tm, engine, at(to.data, to.desc));
+    std::optional<dnnl::memory> scratch;
+    dnnl_exec_arg_t args[3] = {{DNNL_ARG_FROM, fmem.get()}, {DNNL_ARG_TO, tmem.get()}};
+    int n = 2;
+    if (c->scratch_bytes) {
+      scratch.emplace(c->scratch, engine, dnnl_thread_scratchpad(c->scratch_bytes));
+      args[n++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
+    }
+    dnnl::stream& st = dnnl_thread_stream();
+    if (dnnl_primitive_execute(c->prim.get(), st.get(), n, args) != dnnl_success)
+      fail(ErrorCode::kInternal, o.op + ": oneDNN layout reorder failed");
+    st.wait();
+  }
+
+  bool use_packed(const Dims& w) const { return packed && w == packed_w_shape; }
+
+  // The packed weights in layout `d`: the construction's copy, or a reorder of it made once
+  // per layout. Called under `mu`.
+  std::shared_ptr<const PackedWeights> packed_as(const dnnl::memory::desc& d) const {
+    if (packed->desc == d) return packed;
+    for (const auto& r : repacked)
+      if (r->desc == d) return r;
+    auto r = allocate_packed(d);
+    dnnl::memory from = packed->mem;
+    run_reorder(dnnl::reorder(from, r->mem), from, r->mem);
+    g_weight_repacks.fetch_add(1, std::memory_order_relaxed);
+    constexpr size_t kMaxLayouts = 16;
+    if (repacked.size() >= kMaxLayouts) repacked.clear();  // entries keep theirs alive
+    repacked.push_back(r);
+    return r;
+  }
+
+  std::shared_ptr<const Entry> primitive(const ConvGeometry& geo, const Dims& x,
+                                         const TensorDesc& w, bool bias) const {
+    const bool pk = use_packed(w.shape);
+    std::vector<int64_t> key(x.begin(), x.end());
+    key.insert(key.end(), w.shape.begin(), w.shape.end());
+    key.push_back(bias ? 1 : 0);
+    key.push_back(pk ? 1 : 0);
+    // oneDNN picks the implementation and its work split for the OpenMP thread count at
+    // creation (dnnl_match_thread_count() set it for this run): one primitive per count.
+    key.push_back(omp_get_max_threads());
+    TensorDesc wv;
+    std::optional<dnnl::memory::desc> w_user;
+    if (!pk) {
+      wv = weights_view(w, o.attrs.group, o.attrs.transpose);
+      w_user = strided_md(wv);
+      require(w_user.has_value(), o.op + ": W's view has strides oneDNN cannot read");
+      key.insert(key.end(), wv.strides.begin(), wv.strides.end());
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    auto e = std::make_shared<Entry>();
+    const dims_t wd = weights_dims(w.shape, o.attrs.group, o.attrs.transpose);
+    std::optional<Made> pd;
+    if (pk) { g_forced = &packed->desc; pd = make_primitive(o, geo, x, wd, bias); g_forced = nullptr; }
+    if (!pd) pd = make_primitive(o, geo, x, wd, bias);
+    if (!pd)
+      fail(ErrorCode::kNotSupported,
+           o.op + ": oneDNN has no " + (o.attrs.transpose ? "deconvolution" : "convolution") +
+               " for X " + dims_text(x) + ", W " + dims_text(w.shape) + ", strides " +
+               dims_text(geo.strides) + ", dilations " + dims_text(geo.dilations) + ", pads " +
+               dims_text(geo.pad_begin) + " / " + dims_text(geo.pad_end) + " and output " +
+               dims_text(geo.dst_shape));
+    e->prim = pd->prim;
+    e->weights = pd->weights;
+    e->scratch = pd->scratch;
+    e->scratch_bytes = e->scratch.get_size();
+    dnnl::engine& engine = dnnl_engine();
+    if (pk)
+      e->packed = packed_as(e->weights);
+    else
+      e->w_reorder.emplace(dnnl::reorder::primitive_desc(engine, *w_user, engine, e->weights));
+    // Bounded: a model fed ever new shapes starts over (callers keep the entries they hold).
+    if (cache.size() >= kMaxCachedPrimitives) cache.clear();
+    cache.emplace(std::move(key), e);
+    return e;
+  }
+
+  // dst = act(conv + bias + z) for a geometry whose pads oneDNN takes.
+  void run_geometry(const ConvGeometry& geo, const ConstOperand& x_in, const ConstOperand& w_in,
+                    const ConstOperand* bias_in, const ConstOperand* z, const Operand& dst) const {
+    const ConstOperand w = use_packed(w_in.desc.shape) ? w_in : readable(w_in, 2);
+    dnnl_match_thread_count();  // before the primitive is chosen, which depends on it
+    const auto e = primitive(geo, x_in.desc.shape, w.desc, bias_in != nullptr);
+    dnnl::engine& engine = dnnl_engine();
+
+    // src: read in place when dense channels-last, else copied into that layout.
+    ConstOperand x = x_in;
+    if (!is_channels_last(x.desc)) {
+      const TensorDesc d = channels_last(x.desc.shape);
+      float* buf = thread_buffer(0, element_count(d));
+      copy(Operand{d, buf}, x);
+      x = ConstOperand(d, buf);
+      g_layout_copies.fetch_add(1, std::memory_order_relaxed);
+    }
+    // weights: the packed copy, or this run's W reordered into the primitive's layout.
+    dnnl::memory wm;
+    if (e->packed) {
+      wm = e->packed->mem;
+    } else {
+      dnnl::memory from(*strided_md(weights_view(w.desc, o.attrs.group, o.attrs.transpose)), engine,
+                        at(w.data, w.desc));
+      wm = dnnl::memory(e->weights, engine,
+                        thread_buffer(4, static_cast<int64_t>(e->weights.get_size() / 4) + 1));
+      run_reorder(*e->w_reorder, from, wm);
+    }
+    std::optional<ConstOperand> bias;
+    if (bias_in) {
+      bias = *bias_in;
+      if (bias->desc.shape[0] > 1 && bias->desc.strides[0] != 1) {
+        const TensorDesc d = row_major(DType::kFloat, bias->desc.shape);
+        float* buf = thread_buffer(3, element_count(d));
+        assign(Operand{d, buf}, *bias_in);
+        bias = ConstOperand(d, buf);
+      }
+    }
+    // dst: written in place when dense channels-last and clear of every input.
+    const bool direct = is_channels_last(dst.desc) &&
+                        !shares_memory(dst.data, dst.desc, x.data, x.desc) &&
+                        !shares_memory(dst.data, dst.desc, w.data, w.desc) &&
+                        !(bias && shares_memory(dst.data, dst.desc, bias->data, bias->desc));
+    Operand work = dst;
+    if (!direct) {
+      work.desc = channels_last(dst.desc.shape);
+      work.data = thread_buffer(1, element_count(work.desc));
+    }
+    if (z) {  // the sum post-op adds what dst holds
+      const bool same = z->data == work.data && z->desc == work.desc;
+      if (!same) {
+        if (shares_memory(work.data, work.desc, z->data, z->desc)) {
+          // z overlaps dst some other way (not the executor's in-place): through a copy.
+          std::vector<float> copy(element_count(z->desc));
+          const TensorDesc d = row_major(DType::kFloat, z->desc.shape);
+          assign(Operand{d, copy.data()}, *z);
+          assign(work, ConstOperand(d, copy.data()));
+        } else {
+          copy(work, *z);
+        }
+      }
+    }
+
+    dnnl::memory sm(channels_last_md(x.desc.shape), engine, at(x.data, x.desc));
+    dnnl::memory dm(channels_last_md(work.desc.shape), engine, at(work.data, work.desc));
+    std::optional<dnnl::memory> bm, scratch;
+    dnnl_exec_arg_t args[5] = {
+        {DNNL_ARG_SRC, sm.get()}, {DNNL_ARG_WEIGHTS, wm.get()}, {DNNL_ARG_DST, dm.get()}};
+    int n = 3;
+    if (bias) {
+      bm.emplace(dnnl::memory::desc({bias->desc.shape[0]}, f32, tag::a), engine,
+                 at(bias->base(), bias->desc));
+      args[n++] = {DNNL_ARG_BIAS, bm->get()};
+    }
+    if (e->scratch_bytes) {
+      scratch.emplace(e->scratch, engine, dnnl_thread_scratchpad(e->scratch_bytes));
+      args[n++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
+    }
+    dnnl::stream& s = dnnl_thread_stream();
+    if (dnnl_primitive_execute(e->prim.get(), s.get(), n, args) != dnnl_success)
+      fail(ErrorCode::kInternal, o.op + ": oneDNN execution failed");
+    s.wait();
+    if (!direct) {
+      copy(dst, ConstOperand(work));
+      g_layout_copies.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+};
+
+DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_hint)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->o = std::move(o);
+  Impl& p = *impl_;
+  if (!weights || weights->desc.dtype != DType::kFloat || !weights->bytes() ||
+      weights->desc.rank() != static_cast<int>(x_hint.size()) || x_hint.size() < 3 ||
+      x_hint.size() > 5 || element_count(weights->desc) == 0)
+    return;
+  // A representative X: unknown batch 1, unknown spatial lengths 32 (the blocked weights
+  // layout depends on channels and kernel, hardly on these).
+  Dims x = x_hint;
+  const Dims& w = weights->desc.shape;
+  x[0] = x[0] < 0 ? 1 : x[0];
+  x[1] = p.o.attrs.transpose ? w[0] : w[1] * p.o.attrs.group;
+  for (size_t i = 2; i < x.size(); ++i) x[i] = x[i] < 1 ? 32 : x[i];
+  try {
+    const ConvGeometry geo = conv_geometry(p.o.attrs, x, w, p.o.op);
+    if (element_count(geo.dst_shape) == 0) return;
+    for (int64_t b : geo.pad_begin)
+      if (b < 0) return;
+    const dims_t wd = weights_dims(w, p.o.attrs.group, p.o.attrs.transpose);
+    dnnl_match_thread_count();  // pack for the layout this thread's count will likely want
+    const auto pd = make_primitive(p.o, geo, x, wd, false);
+    if (!pd) return;
+    auto packed = allocate_packed(pd->weights);
+    const TensorDesc wv = weights_view(weights->desc, p.o.attrs.group, p.o.attrs.transpose);
+    dnnl::memory from(*strided_md(wv), dnnl_engine(), at(weights->bytes(), weights->desc));
+    run_reorder(dnnl::reorder(from, packed->mem), from, packed->mem);
+    p.packed = std::move(packed);
+    p.packed_w_shape = w;
+  } catch (const std::exception&) {
+    // No packing: W is reordered per run from the input instead.
+    p.packed.reset();
+  }
+}
+
+DnnlConv::~DnnlConv() = default;
+
+bool DnnlConv::prepacked() const { return static_cast<bool>(impl_->packed); }
+
+ConvGeometry DnnlConv::geometry(const Dims& x, const Dims& w) const {
+  return conv_geometry(impl_->o.attrs, x, w, impl_->o.op);
+}
+
+void DnnlConv::run(const ConstOperand& x, const ConstOperand& w, const ConstOperand* bias,
+                   const ConstOperand* z, const Operand& dst) const {
+  const Impl& p = *impl_;
+  const std::string& op = p.o.op;
+  for (const ConstOperand* t : {&x, &w, bias, z})
+    require(!t || t->desc.dtype == DType::kFloat, op + ": oneDNN convolution takes float only");
+  ConvGeometry geo = geometry(x.desc.shape, w.desc.shape);
+  require(dst.desc.shape == geo.dst_shape,
+          op + ": output " + to_string(dst.desc) + " is not the convolution's shape");
+  require(!bias || (bias->desc.rank() == 1 && bias->desc.shape[0] == geo.dst_shape[1]),
+          op + ": B must be a vector of the output channel count");
+  require(!z || z->desc.shape == geo.dst_shape, op + ": Z must have the output's shape");
+  if (element_count(dst.desc) == 0) return;
+  if (element_count(x.desc) == 0 || element_count(w.desc) == 0)
+    fail(ErrorCode::kNotSupported, op + ": empty channels or spatial dims with a non-empty output");
+
+  // ConvTranspose whose output reaches past the footprint of the input (output_shape,
+  // output_padding): oneDNN takes no negative begin pad and no end pad of -stride or less, so
+  // dst is bias (or 0) first and the footprint is computed into the part it covers.
+  bool filled = false;
+  Operand sub = dst;
+  for (int i = 0; i < geo.spatial(); ++i) {
+    const int64_t skip = std::max<int64_t>(0, -geo.pad_begin[i]);
+    const int64_t end = std::max<int64_t>(geo.pad_end[i], 1 - geo.strides[i]);
+    if (skip == 0 && end == geo.pad_end[i]) continue;
+    require(!z && p.o.activation.kind == ActivationKind::kNone,
+            op + ": negative pads with a residual or an activation");
+    if (!filled) {
+      std::vector<int64_t> around{0};  // B as (1, M, 1...), broadcast over dst
+      for (int k = 2; k < dst.desc.rank(); ++k) around.push_back(k);
+      if (bias)
+        assign(dst, ConstOperand(unsqueeze(bias->desc, around), bias->data));
+      else
+        assign(dst, ConstOperand::scalar(0, DType::kFloat));
+      filled = true;
+    }
+    const int64_t len = geo.dst_shape[i + 2] - skip - (end - geo.pad_end[i]);
+    if (len <= 0) return;
+    sub.desc = narrow(sub.desc, i + 2, skip, len);
+    geo.dst_shape[i + 2] = len;
+    geo.pad_begin[i] += skip;
+    geo.pad_end[i] = end;
+  }
+  p.run_geometry(geo, x, w, bias, z, sub);
+}
+
+}  // namespace geon::cpu

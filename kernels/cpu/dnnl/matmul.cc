@@ -1,0 +1,81 @@
+// ONNX MatMul on oneDNN: numpy matmul semantics. 1-D operands are promoted (a to 1×K, b to
+// K×1) and the added dim dropped from the result; batch dims broadcast. All promotion is done
+// with views, so nothing is copied on the way in. A constant 2-D B is prepacked once, here.
+#include <algorithm>
+
+#include "core/base/error.h"
+#include "core/desc/views.h"
+#include "kernels/cpu/dnnl/matmul_core.h"
+#include "kernels/cpu/dnnl/ops.h"
+#include "kernels/cpu/dnnl/packed_matmul.h"
+
+namespace geon::cpu {
+namespace {
+
+// Prepends length-1 dims up to `rank`.
+TensorDesc lift(TensorDesc d, int rank) {
+  while (d.rank() < rank) d = unsqueeze(d, std::vector<int64_t>{0});
+  return d;
+}
+
+}  // namespace
+
+std::shared_ptr<const DnnlPackedMatmul> packed_constant(const Graph& g, const Node& n, int input,
+                                                        bool transposed, float alpha) {
+  if (static_cast<int>(n.inputs.size()) <= input || n.inputs[input] < 0) return nullptr;
+  const Value& v = g.value(n.inputs[input]);
+  // An overridable initializer may be fed another tensor at run time.
+  if (v.kind != ValueKind::kConstant || v.overridable || !v.data) return nullptr;
+  return DnnlPackedMatmul::pack(*v.data, transposed, alpha);
+}
+
+Reason supports_dnnl_matmul(const Graph& g, const Node& n) {
+  for (int i = 0; i < 2; ++i)
+    if (input_dtype(g, n, i) != DType::kFloat)
+      return "oneDNN matmul here takes float only, input " + std::to_string(i) + " is " +
+             std::string(dtype_name(input_dtype(g, n, i)));
+  for (int i = 0; i < 2; ++i) {
+    const Value& v = g.value(n.inputs[i]);
+    if (v.rank_known && (v.rank() < 1 || v.rank() > 12))
+      return "MatMul operand rank " + std::to_string(v.rank()) + " is outside 1..12";
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<Kernel> create_dnnl_matmul(const Graph& g, const Node& n) {
+  auto mm = std::make_shared<DnnlMatmul>();
+  auto packed = packed_constant(g, n, 1, false, 1.0f);
+  return make_kernel([mm, packed](KernelContext& ctx) {
+    TensorDesc a = ctx.input(0).desc, b = ctx.input(1).desc;
+    require(a.rank() >= 1 && b.rank() >= 1, "MatMul: scalar operands");
+    const bool a_vec = a.rank() == 1, b_vec = b.rank() == 1;
+    if (a_vec) a = unsqueeze(a, std::vector<int64_t>{0});
+    if (b_vec) b = unsqueeze(b, std::vector<int64_t>{1});
+    require(a.shape.back() == b.shape[b.rank() - 2],
+            "MatMul: inner dims differ: " + to_string(a) + " and " + to_string(b));
+    const int rank = std::max(a.rank(), b.rank());
+    a = lift(a, rank);
+    b = lift(b, rank);
+    Dims full = broadcast_shapes(Dims(a.shape.begin(), a.shape.end() - 2),
+                                 Dims(b.shape.begin(), b.shape.end() - 2));
+    Dims out_shape = full;
+    full.push_back(a.shape[rank - 2]);
+    full.push_back(b.shape[rank - 1]);
+    // The ONNX output drops the promoted dims; the oneDNN view of it keeps them.
+    if (!a_vec) out_shape.push_back(a.shape[rank - 2]);
+    if (!b_vec) out_shape.push_back(b.shape[rank - 1]);
+    const TensorRef& out = ctx.output(0, out_shape);
+    TensorDesc dst = out.desc;
+    if (a_vec) dst = unsqueeze(dst, std::vector<int64_t>{dst.rank() - (b_vec ? 0 : 1)});
+    if (b_vec) dst = unsqueeze(dst, std::vector<int64_t>{dst.rank()});
+    dst = lift(dst, rank);
+    // The packed B stands in for input 1 only when the run's input is that matrix.
+    if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
+        packed->run(ConstOperand(a, ctx.input(0).data), Operand{dst, out.data}, nullptr, 0.0f))
+      return;
+    mm->run(ConstOperand(a, ctx.input(0).data), ConstOperand(b, ctx.input(1).data),
+            Operand{dst, out.data}, 1.0f, 0.0f);
+  });
+}
+
+}  // namespace geon::cpu

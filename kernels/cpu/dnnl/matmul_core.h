@@ -1,0 +1,54 @@
+// The oneDNN matmul primitive behind MatMul and Gemm: dst = alpha * a·b (+ beta * dst), over
+// batched strided float views. Strides travel in the memory descriptors, so a transposed
+// operand is read in place; layouts oneDNN cannot take are made dense first. Primitives are
+// cached per (shapes, strides, alpha, beta, bias, post-ops) and use a user-managed scratchpad from
+// the calling thread, so one cached primitive may run on several threads at once.
+#pragma once
+
+#include <oneapi/dnnl/dnnl_types.h>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/engine/engine.h"
+
+namespace geon::cpu {
+
+// What a fused product applies after a·b (+ bias), in order: the sum of dst's prior contents
+// (a residual written there first), then oneDNN eltwise post-ops.
+struct MatmulPostOps {
+  struct Eltwise {
+    dnnl_alg_kind_t alg;
+    float alpha = 0, beta = 0;
+  };
+  bool sum = false;
+  std::vector<Eltwise> eltwise;
+};
+
+class DnnlMatmul {
+ public:
+  DnnlMatmul();
+  ~DnnlMatmul();
+  // a: (batch..., M, K), b: (batch..., K, N), dst: (batch..., M, N), all float and of one rank;
+  // batch dims of a and b are equal to dst's or 1. With beta != 0, dst already holds the
+  // addend (Gemm's C, broadcast).
+  void run(const ConstOperand& a, const ConstOperand& b, const Operand& dst, float alpha,
+           float beta) const;
+  // dst = a·b + bias, the bias (of dst's rank, each dim dst's length or 1) added by the
+  // primitive itself, so dst is written once. False, with nothing written, when oneDNN has no
+  // such primitive for these views (the caller adds the bias another way).
+  bool run_with_bias(const ConstOperand& a, const ConstOperand& b, const ConstOperand& bias,
+                     const Operand& dst) const;
+  // dst = post(alpha * a·b + bias) with `post` as oneDNN post-ops (post.sum: dst holds the
+  // addend already); bias null or of dst's rank, each dim dst's length or 1. False, with dst
+  // untouched by the primitive, when oneDNN has no such primitive for these views.
+  bool run_fused(const ConstOperand& a, const ConstOperand& b, const ConstOperand* bias,
+                 const Operand& dst, float alpha, const MatmulPostOps& post) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace geon::cpu

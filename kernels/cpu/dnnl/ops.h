@@ -1,0 +1,40 @@
+// cpu.dnnl's entry points; dnnl/table.cc binds them to ONNX op names.
+#pragma once
+
+#include <memory>
+
+#include "kernels/cpu/common.h"
+
+namespace geon::cpu {
+
+Reason supports_dnnl_matmul(const Graph& g, const Node& n);  // dnnl/matmul.cc
+std::unique_ptr<Kernel> create_dnnl_matmul(const Graph& g, const Node& n);
+Reason supports_dnnl_gemm(const Graph& g, const Node& n);  // dnnl/gemm.cc
+std::unique_ptr<Kernel> create_dnnl_gemm(const Graph& g, const Node& n);
+Reason supports_dnnl_fused_matmul(const Graph& g, const Node& n);  // dnnl/fused_matmul.cc
+std::unique_ptr<Kernel> create_dnnl_fused_matmul(const Graph& g, const Node& n);
+// dnnl/pool.cc: MaxPool, AveragePool, GlobalMaxPool, GlobalAveragePool.
+Reason supports_dnnl_pool(const Graph& g, const Node& n);
+std::unique_ptr<Kernel> create_dnnl_pool(const Graph& g, const Node& n);
+// dnnl/softmax.cc: Softmax and LogSoftmax (float) on softmax_v2.
+Reason supports_dnnl_softmax(const Graph& g, const Node& n);
+std::unique_ptr<Kernel> create_dnnl_softmax(const Graph& g, const Node& n);
+// dnnl/norm.cc: LayerNormalization (float) on layer_normalization_forward.
+Reason supports_dnnl_layer_norm(const Graph& g, const Node& n);
+std::unique_ptr<Kernel> create_dnnl_layer_norm(const Graph& g, const Node& n);
+
+// dnnl/conv.cc and dnnl/conv_transpose.cc: Conv, geon.FusedConv, ConvTranspose (float).
+Reason supports_dnnl_conv(const Graph& g, const Node& n);
+std::unique_ptr<Kernel> create_dnnl_conv(const Graph& g, const Node& n);
+Reason supports_dnnl_fused_conv(const Graph& g, const Node& n);
+std::unique_ptr<Kernel> create_dnnl_fused_conv(const Graph& g, const Node& n);
+Reason supports_dnnl_conv_transpose(const Graph& g, const Node& n);
+std::unique_ptr<Kernel> create_dnnl_conv_transpose(const Graph& g, const Node& n);
+
+class DnnlPackedMatmul;
+// Input `input` of the node prepacked as B (alpha folded in) when it is a constant float matrix
+// no feed can replace; else null. dnnl/matmul.cc.
+std::shared_ptr<const DnnlPackedMatmul> packed_constant(const Graph& g, const Node& n, int input,
+                                                        bool transposed, float alpha);
+
+}  // namespace geon::cpu

@@ -1,0 +1,192 @@
+// The prepacked product as a 1×1 convolution: A (rows, K) is the source with K channels at
+// `rows` positions (nwc, which is A's row-major layout), the packed weights are (N, K, 1), and
+// the destination (rows, N) is nwc too. A primitive per (rows, bias, beta), all made with the
+// packed weights descriptor fixed, so the one packed copy serves every row count.
+#include "kernels/cpu/dnnl/packed_matmul.h"
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/base/error.h"
+#include "kernels/cpu/dnnl/runtime.h"
+
+namespace geon::cpu {
+namespace {
+
+using dims_t = dnnl::memory::dims;
+using tag = dnnl::memory::format_tag;
+constexpr auto f32 = dnnl::memory::data_type::f32;
+
+// The row count the layout is chosen for; the 1×1 kernels' weights layout does not depend on it.
+constexpr int64_t kRepresentativeRows = 64;
+constexpr size_t kMaxCachedPrimitives = 256;
+
+dnnl::memory::desc src_md(int64_t rows, int64_t k) { return {dims_t{1, k, rows}, f32, tag::nwc}; }
+dnnl::memory::desc dst_md(int64_t rows, int64_t n) { return {dims_t{1, n, rows}, f32, tag::nwc}; }
+
+// A cached primitive; empty when oneDNN has no fast one for the packed layout.
+struct Entry {
+  std::optional<dnnl::convolution_forward> prim;
+  dnnl::memory::desc scratch;
+  size_t scratch_bytes = 0;
+};
+
+// The 1×1 convolution pd, or nullopt when oneDNN has none or only its reference code (which
+// accepts any layout and would be far slower than the general matmul path).
+std::optional<dnnl::convolution_forward::primitive_desc> conv_pd(int64_t rows, int64_t k, int64_t n,
+                                                                 const dnnl::memory::desc& weights,
+                                                                 bool bias, float beta) {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  if (beta != 0.0f) {
+    dnnl::post_ops po;
+    po.append_sum(beta);
+    attr.set_post_ops(po);
+  }
+  try {
+    const auto kind = dnnl::prop_kind::forward_inference;
+    const auto algo = dnnl::algorithm::convolution_direct;
+    const dims_t stride{1}, pad{0};
+    const auto desc = bias ? dnnl::convolution_forward::desc(kind, algo, src_md(rows, k), weights,
+                                                             dnnl::memory::desc({n}, f32, tag::a),
+                                                             dst_md(rows, n), stride, pad, pad)
+                           : dnnl::convolution_forward::desc(kind, algo, src_md(rows, k), weights,
+                                                             dst_md(rows, n), stride, pad, pad);
+    dnnl::convolution_forward::primitive_desc pd(desc, attr, dnnl_engine());
+    if (std::string(pd.impl_info_str()).find("ref") != std::string::npos) return std::nullopt;
+    return pd;
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+}
+
+void* ptr(const void* base, const TensorDesc& d) {
+  return const_cast<float*>(static_cast<const float*>(base) + d.offset);
+}
+
+}  // namespace
+
+struct DnnlPackedMatmul::Impl {
+  Dims shape;  // B as stored
+  int64_t k = 0, n = 0;
+  dnnl::memory::desc weights;
+  std::vector<std::byte> storage;  // the packed weights (64-byte aligned within)
+  // Made once: runs only read it, so every thread passes the same one and no run repeats the
+  // zero padding of the blocked layout's tail.
+  dnnl::memory weights_mem;
+
+  mutable std::mutex mu;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
+
+  std::shared_ptr<const Entry> primitive(int64_t rows, bool bias, float beta) const {
+    int32_t beta_bits;
+    std::memcpy(&beta_bits, &beta, 4);
+    std::vector<int64_t> key{rows, bias ? 1 : 0, beta_bits};
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) return it->second;
+    auto e = std::make_shared<Entry>();
+    if (auto pd = conv_pd(rows, k, n, weights, bias, beta)) {
+      e->scratch = pd->scratchpad_desc();
+      e->scratch_bytes = e->scratch.get_size();
+      e->prim.emplace(*pd);
+    }
+    // Bounded: a model fed ever new batch sizes starts over (callers keep the entries they hold).
+    if (cache.size() >= kMaxCachedPrimitives) cache.clear();
+    cache.emplace(std::move(key), e);
+    return e;
+  }
+};
+
+DnnlPackedMatmul::DnnlPackedMatmul(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DnnlPackedMatmul::~DnnlPackedMatmul() = default;
+
+const Dims& DnnlPackedMatmul::packed_shape() const { return impl_->shape; }
+
+std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData& b, bool transposed,
+                                                               float alpha) {
+  if (b.desc.dtype != DType::kFloat || b.desc.rank() != 2 || !b.bytes() || b.desc.offset != 0 ||
+      !is_contiguous(b.desc))
+    return nullptr;
+  auto impl = std::make_unique<Impl>();
+  impl->shape = b.desc.shape;
+  impl->k = b.desc.shape[transposed ? 1 : 0];
+  impl->n = b.desc.shape[transposed ? 0 : 1];
+  const int64_t k = impl->k, n = impl->n;
+  if (k == 0 || n == 0) return nullptr;
+  const auto pd = conv_pd(kRepresentativeRows, k, n, {dims_t{n, k, 1}, f32, tag::any}, false, 0);
+  if (!pd) return nullptr;
+  impl->weights = pd->weights_desc();
+  // B as stored, seen as (N, K, 1) weights: the strides carry the transposition.
+  const dnnl::memory::desc plain(dims_t{n, k, 1}, f32,
+                                 transposed ? dims_t{k, 1, 1} : dims_t{1, n, 1});
+  const float* src = reinterpret_cast<const float*>(b.bytes());
+  std::vector<float> scaled;
+  if (alpha != 1.0f) {  // alpha·A·B = A·(alpha·B): the scale is paid once, here
+    scaled.assign(src, src + k * n);
+    for (float& x : scaled) x *= alpha;
+    src = scaled.data();
+  }
+  constexpr size_t kAlign = 64;
+  impl->storage.resize(impl->weights.get_size() + kAlign);
+  const auto at = reinterpret_cast<uintptr_t>(impl->storage.data());
+  void* data = impl->storage.data() + (kAlign - at % kAlign) % kAlign;
+  try {
+    dnnl::engine& engine = dnnl_engine();
+    dnnl::memory from(plain, engine, const_cast<float*>(src));
+    impl->weights_mem = dnnl::memory(impl->weights, engine, data);
+    dnnl::stream& s = dnnl_thread_stream();
+    dnnl::reorder(from, impl->weights_mem).execute(s, from, impl->weights_mem);
+    s.wait();
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  return std::shared_ptr<const DnnlPackedMatmul>(new DnnlPackedMatmul(std::move(impl)));
+}
+
+bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias,
+                           float beta) const {
+  const Impl& p = *impl_;
+  const int r = a.desc.rank();
+  if (r < 1 || dst.desc.rank() != r || a.desc.shape[r - 1] != p.k || dst.desc.shape[r - 1] != p.n ||
+      a.desc.dtype != DType::kFloat || dst.desc.dtype != DType::kFloat)
+    return false;
+  for (int i = 0; i + 1 < r; ++i)
+    if (a.desc.shape[i] != dst.desc.shape[i]) return false;
+  if (!is_contiguous(a.desc) || !is_contiguous(dst.desc)) return false;
+  if (bias && (element_count(bias->desc) != p.n || !is_contiguous(bias->desc))) return false;
+  const int64_t rows = element_count(dst.desc) / p.n;
+  if (rows == 0) return true;
+  const auto e = p.primitive(rows, bias != nullptr, beta);
+  if (!e->prim) return false;
+
+  dnnl::engine& engine = dnnl_engine();
+  dnnl::memory am(src_md(rows, p.k), engine, ptr(a.data, a.desc));
+  dnnl::memory dm(dst_md(rows, p.n), engine, ptr(dst.data, dst.desc));
+  std::optional<dnnl::memory> biasm, scratchm;
+  // The C entry point takes the arguments as an array: no map is built per call.
+  dnnl_exec_arg_t args[5] = {
+      {DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, p.weights_mem.get()}, {DNNL_ARG_DST, dm.get()}};
+  int count = 3;
+  if (bias) {
+    biasm.emplace(dnnl::memory::desc({p.n}, f32, tag::a), engine, ptr(bias->base(), bias->desc));
+    args[count++] = {DNNL_ARG_BIAS, biasm->get()};
+  }
+  if (e->scratch_bytes) {
+    scratchm.emplace(e->scratch, engine, dnnl_thread_scratchpad(e->scratch_bytes));
+    args[count++] = {DNNL_ARG_SCRATCHPAD, scratchm->get()};
+  }
+  dnnl_match_thread_count();
+  dnnl::stream& s = dnnl_thread_stream();
+  if (dnnl_primitive_execute(e->prim->get(), s.get(), count, args) != dnnl_success)
+    fail(ErrorCode::kInternal, "oneDNN prepacked matmul: execution failed");
+  s.wait();
+  return true;
+}
+
+}  // namespace geon::cpu

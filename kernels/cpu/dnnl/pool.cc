@@ -1,0 +1,281 @@
+// MaxPool, AveragePool, GlobalMaxPool and GlobalAveragePool on oneDNN's pooling_v2 primitive,
+// for the cases where its semantics are ONNX's: max pads with -inf, avg_exclude_padding divides
+// by the in-image count, and ceil_mode becomes extra right padding (which max and the
+// exclude-padding average never count). avg_include_padding would count that extra padding, so
+// count_include_pad with ceil_mode, the Indices output, LpPool and windows lying wholly in the
+// padding are left to cpu.generic (as are, at run time, geometries oneDNN makes no primitive
+// for). src and dst are read and written through their strides.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+
+#include "core/base/error.h"
+#include "kernels/cpu/dnnl/ops.h"
+#include "kernels/cpu/dnnl/runtime.h"
+#include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/generic/pool_window.h"
+
+namespace geon::cpu {
+namespace {
+
+using dims_t = dnnl::memory::dims;
+
+std::optional<dnnl::memory::data_type> dnnl_type(DType t) {
+  switch (t) {
+    case DType::kFloat:
+      return dnnl::memory::data_type::f32;
+    case DType::kInt8:
+      return dnnl::memory::data_type::s8;
+    case DType::kUInt8:
+      return dnnl::memory::data_type::u8;
+    default:
+      return std::nullopt;
+  }
+}
+
+// Positive strides on every dim longer than 1 (what oneDNN reads as a plain strided layout).
+bool acceptable(const TensorDesc& d) {
+  for (int i = 0; i < d.rank(); ++i)
+    if (d.shape[i] > 1 && d.strides[i] <= 0) return false;
+  return true;
+}
+
+// Whether x and y lay out their dims in one order (outermost = largest stride first), over the
+// dims longer than 1 in both.
+bool same_order(const TensorDesc& x, const TensorDesc& y) {
+  std::vector<int> dims;
+  for (int i = 0; i < x.rank(); ++i)
+    if (x.shape[i] > 1 && y.shape[i] > 1) dims.push_back(i);
+  auto by = [&dims](const TensorDesc& d) {
+    std::vector<int> order = dims;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return d.strides[a] > d.strides[b]; });
+    return order;
+  };
+  return by(x) == by(y);
+}
+
+// A dense description of `shape` with its dims laid out in the order of src's.
+TensorDesc like(const TensorDesc& src, const Dims& shape) {
+  std::vector<int> order(src.rank());
+  for (int i = 0; i < src.rank(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return src.strides[a] > src.strides[b]; });
+  TensorDesc d = row_major(src.dtype, shape);
+  int64_t stride = 1;
+  for (int k = src.rank() - 1; k >= 0; --k) {
+    d.strides[order[k]] = stride;
+    stride *= std::max<int64_t>(shape[order[k]], 1);
+  }
+  return d;
+}
+
+// Length-1 dims get the stride a dense layout would give them.
+dnnl::memory::desc md_of(const TensorDesc& d) {
+  dims_t dims(d.shape.begin(), d.shape.end()), strides(d.strides.begin(), d.strides.end());
+  int64_t dense = 1;
+  for (int i = d.rank() - 1; i >= 0; --i) {
+    if (d.shape[i] == 1) strides[i] = dense;
+    dense = std::max<int64_t>(dense, strides[i] * d.shape[i]);
+  }
+  return dnnl::memory::desc(dims, *dnnl_type(d.dtype), strides);
+}
+
+void* at(const void* base, const TensorDesc& d) {
+  return const_cast<std::byte*>(static_cast<const std::byte*>(base) +
+                                dtype_bytes_for(d.dtype, d.offset));
+}
+
+struct Entry {
+  std::optional<dnnl::pooling_v2_forward> prim;
+  dnnl::memory::desc src, dst, scratch;
+  size_t scratch_bytes = 0;
+};
+
+constexpr size_t kMaxCachedPrimitives = 64;
+
+// One node's pooling: the window is fixed, primitives are cached per run geometry and layouts.
+class DnnlPool {
+ public:
+  DnnlPool(std::string op, bool global, PoolAttrs attrs, dnnl::algorithm alg)
+      : op_(std::move(op)), global_(global), attrs_(std::move(attrs)), alg_(alg) {}
+  bool global() const { return global_; }
+  const PoolAttrs& attrs() const { return attrs_; }
+
+  // False, with nothing written, when oneDNN makes no primitive for this geometry (it refuses
+  // some it could compute, e.g. a dilated average over a length-1 dim).
+  bool run(const TensorRef& x, const TensorRef& y, const PoolGeometry& g) const {
+    TensorDesc xd = x.desc, yd = y.desc;
+    const void* xp = x.data;
+    void* yp = y.data;
+    std::vector<std::byte> xs, ys;
+    auto dense = [](const TensorDesc& d, std::vector<std::byte>& buf) {
+      buf.resize(dtype_bytes_for(d.dtype, std::max<int64_t>(element_count(d), 1)));
+      return row_major(d.dtype, d.shape);
+    };
+    if (!acceptable(xd)) {
+      xd = dense(x.desc, xs);
+      assign(Operand{xd, xs.data()}, src_of(x));
+      xp = xs.data();
+    }
+    // oneDNN's fast kernels want src and dst in one layout (both NCHW, both NHWC); a dst laid
+    // out otherwise is computed in src's layout and copied.
+    if (!acceptable(yd) || !same_order(xd, yd)) {
+      yd = like(xd, y.desc.shape);
+      ys.resize(dtype_bytes_for(yd.dtype, std::max<int64_t>(element_count(yd), 1)));
+      yp = ys.data();
+    }
+    auto e = primitive(xd, yd, g);
+    if (!e->prim) {  // a layout oneDNN refused: both dense
+      if (xs.empty()) {
+        xd = dense(x.desc, xs);
+        assign(Operand{xd, xs.data()}, src_of(x));
+        xp = xs.data();
+      }
+      if (ys.empty()) {
+        yd = dense(y.desc, ys);
+        yp = ys.data();
+      }
+      e = primitive(xd, yd, g);
+      if (!e->prim) return false;
+    }
+    execute(*e, at(xp, xd), at(yp, yd));
+    if (!ys.empty()) assign(dst_of(y), ConstOperand(yd, ys.data()));
+    return true;
+  }
+
+ private:
+  std::shared_ptr<const Entry> primitive(const TensorDesc& x, const TensorDesc& y,
+                                         const PoolGeometry& g) const {
+    std::vector<int64_t> key;
+    for (const TensorDesc* d : {&x, &y}) {
+      key.push_back(static_cast<int64_t>(d->dtype));
+      key.insert(key.end(), d->shape.begin(), d->shape.end());
+      key.insert(key.end(), d->strides.begin(), d->strides.end());
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    auto e = std::make_shared<Entry>();
+    e->src = md_of(x);
+    e->dst = md_of(y);
+    const int s = g.spatial();
+    dims_t strides(s), kernel(s), dilation(s), pad_l(s), pad_r(s);
+    for (int i = 0; i < s; ++i) {
+      strides[i] = g.strides[i];
+      kernel[i] = g.kernel[i];
+      dilation[i] = g.dilations[i] - 1;  // oneDNN counts the gaps
+      pad_l[i] = g.pad_begin[i];
+      // The right padding oneDNN needs for exactly g.out windows: ceil_mode's extra windows
+      // make it longer than the explicit pad.
+      const int64_t eff = (g.kernel[i] - 1) * g.dilations[i] + 1;
+      const int64_t needed = (g.out[i] - 1) * g.strides[i] + eff - g.in[i] - g.pad_begin[i];
+      pad_r[i] = std::max<int64_t>(g.pad_end[i], needed);
+      if ((g.in[i] + pad_l[i] + pad_r[i] - eff) / g.strides[i] + 1 != g.out[i]) pad_r[i] = needed;
+    }
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    try {
+      dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg_, e->src, e->dst,
+                                          strides, kernel, dilation, pad_l, pad_r);
+      dnnl::pooling_v2_forward::primitive_desc pd(desc, attr, dnnl_engine());
+      e->scratch = pd.scratchpad_desc();
+      e->scratch_bytes = e->scratch.get_size();
+      e->prim.emplace(pd);
+    } catch (const dnnl::error&) {
+      // Left empty: the caller retries with dense layouts, then falls back.
+    }
+    if (cache_.size() >= kMaxCachedPrimitives) cache_.clear();
+    cache_.emplace(std::move(key), e);
+    return e;
+  }
+
+  void execute(const Entry& e, void* src, void* dst) const {
+    dnnl::engine& engine = dnnl_engine();
+    dnnl::memory sm(e.src, engine, src), dm(e.dst, engine, dst);
+    std::optional<dnnl::memory> scratch;
+    dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, sm.get()}, {DNNL_ARG_DST, dm.get()}};
+    int n = 2;
+    if (e.scratch_bytes) {
+      scratch.emplace(e.scratch, engine, dnnl_thread_scratchpad(e.scratch_bytes));
+      args[n++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
+    }
+    dnnl_match_thread_count();
+    dnnl::stream& st = dnnl_thread_stream();
+    if (dnnl_primitive_execute(e.prim->get(), st.get(), n, args) != dnnl_success)
+      fail(ErrorCode::kInternal, op_ + ": oneDNN pooling execution failed");
+    st.wait();
+  }
+
+  std::string op_;
+  bool global_;
+  PoolAttrs attrs_;
+  dnnl::algorithm alg_;
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache_;
+};
+
+bool is_max(const Node& n) { return n.op == "MaxPool" || n.op == "GlobalMaxPool"; }
+bool is_global(const Node& n) { return n.op == "GlobalMaxPool" || n.op == "GlobalAveragePool"; }
+
+}  // namespace
+
+Reason supports_dnnl_pool(const Graph& g, const Node& n) {
+  const DType t = input_dtype(g, n, 0);
+  const bool int8 = t == DType::kInt8 || t == DType::kUInt8;
+  if (t != DType::kFloat && !(int8 && is_max(n)))
+    return "oneDNN " + n.op + " here takes float" + (is_max(n) ? ", int8 and uint8" : "") +
+           ", not " + std::string(dtype_name(t));
+  if (static_cast<int>(n.outputs.size()) > 1 && n.outputs[1] >= 0)
+    return "the Indices output is computed by cpu.generic";
+  const std::optional<int> rank = onnx::input_rank(g, n, 0);
+  if (is_global(n)) {
+    if (!rank) return n.op + ": the rank of X is not known";
+    if (*rank < 3 || *rank > 5)
+      return "oneDNN pools 1 to 3 spatial dims, X has rank " + std::to_string(*rank);
+    return std::nullopt;
+  }
+  if (Reason r = pool_attrs_reason(n)) return r;
+  const PoolAttrs a = read_pool_attrs(n);
+  if (a.spatial() > 3)
+    return "oneDNN pools 1 to 3 spatial dims, not " + std::to_string(a.spatial());
+  if (a.ceil_mode && a.auto_pad == PoolPad::kNotSet && !is_max(n) &&
+      attr_int(n, "count_include_pad", 0) != 0)
+    return "with ceil_mode, count_include_pad must not count the windows' part past the pads; "
+           "oneDNN counts it (cpu.generic computes it)";
+  // A window wholly in the padding reads nothing; oneDNN would divide by zero or give -max.
+  for (int i = 0; i < a.spatial(); ++i) {
+    const int64_t eff = (a.kernel[i] - 1) * a.dilations[i] + 1;
+    if (a.pads[i] >= eff || a.pads[i + a.spatial()] >= eff)
+      return "pads as long as the window leave windows with nothing to pool (cpu.generic)";
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<Kernel> create_dnnl_pool(const Graph& graph, const Node& n) {
+  const dnnl::algorithm alg = is_max(n) ? dnnl::algorithm::pooling_max
+                              : attr_int(n, "count_include_pad", 0) != 0
+                                  ? dnnl::algorithm::pooling_avg_include_padding
+                                  : dnnl::algorithm::pooling_avg_exclude_padding;
+  const bool global = is_global(n);
+  auto pool =
+      std::make_shared<DnnlPool>(n.op, global, global ? PoolAttrs{} : read_pool_attrs(n), alg);
+  // cpu.generic's kernel for the same node, for the geometries oneDNN makes no primitive for.
+  std::shared_ptr<const Kernel> fallback =
+      global ? create_global_pool(graph, n) : create_pool(graph, n);
+  return make_kernel([pool, fallback, op = n.op](KernelContext& ctx) {
+    const TensorRef& x = ctx.input(0);
+    const PoolGeometry g = pool->global() ? global_geometry(op, x.desc.shape)
+                                          : pool_geometry(op, pool->attrs(), x.desc.shape);
+    require(g.spatial() >= 1 && g.spatial() <= 3,
+            op + ": oneDNN pools 1 to 3 spatial dims, X is " + to_string(x.desc));
+    const Dims shape = pool_output_shape(x.desc.shape, g);
+    const TensorRef& y = ctx.output(0, shape);
+    if (element_count(shape) == 0) return;
+    if (!pool->run(x, y, g)) fallback->compute(ctx);
+  });
+}
+
+}  // namespace geon::cpu
