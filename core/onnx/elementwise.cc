@@ -11,16 +11,16 @@ namespace {
 using S = EwShape;
 
 constexpr ElementwiseOp kOps[] = {
-    {"Abs", 6, "abs", S::kUnary},
-    {"Neg", 6, "neg", S::kUnary},
+    {"Abs", 1, "abs", S::kUnary},
+    {"Neg", 1, "neg", S::kUnary},
     {"Sign", 9, "sign", S::kUnary},
-    {"Relu", 6, "relu", S::kUnary},
+    {"Relu", 1, "relu", S::kUnary},
     {"Not", 1, "not", S::kUnary},
     {"BitwiseNot", 18, "bitwise_not", S::kUnary},
-    {"Exp", 6, "exp", S::kUnary},
-    {"Log", 6, "log", S::kUnary},
-    {"Sqrt", 6, "sqrt", S::kUnary},
-    {"Reciprocal", 6, "reciprocal", S::kUnary},
+    {"Exp", 1, "exp", S::kUnary},
+    {"Log", 1, "log", S::kUnary},
+    {"Sqrt", 1, "sqrt", S::kUnary},
+    {"Reciprocal", 1, "reciprocal", S::kUnary},
     {"Sin", 7, "sin", S::kUnary},
     {"Cos", 7, "cos", S::kUnary},
     {"Tan", 7, "tan", S::kUnary},
@@ -32,35 +32,35 @@ constexpr ElementwiseOp kOps[] = {
     {"Asinh", 9, "asinh", S::kUnary},
     {"Acosh", 9, "acosh", S::kUnary},
     {"Atanh", 9, "atanh", S::kUnary},
-    {"Tanh", 6, "tanh", S::kUnary},
+    {"Tanh", 1, "tanh", S::kUnary},
     {"Erf", 9, "erf", S::kUnary},
-    {"Floor", 6, "floor", S::kUnary},
-    {"Ceil", 6, "ceil", S::kUnary},
+    {"Floor", 1, "floor", S::kUnary},
+    {"Ceil", 1, "ceil", S::kUnary},
     {"Round", 11, "round", S::kUnary},
-    {"Sigmoid", 6, "sigmoid", S::kUnary},
+    {"Sigmoid", 1, "sigmoid", S::kUnary},
     {"Softplus", 1, "softplus", S::kUnary},
     {"Softsign", 1, "softsign", S::kUnary},
     {"IsNaN", 9, "isnan", S::kUnary},
     {"IsInf", 10, "isinf", S::kUnary},
-    {"LeakyRelu", 6, "leaky_relu", S::kUnary, "alpha", 0.01f},
-    {"Elu", 6, "elu", S::kUnary, "alpha", 1.0f},
-    {"Selu", 6, "selu", S::kUnary, "alpha", 1.67326319217681884765625f, "gamma",
+    {"LeakyRelu", 1, "leaky_relu", S::kUnary, "alpha", 0.01f},
+    {"Elu", 1, "elu", S::kUnary, "alpha", 1.0f},
+    {"Selu", 1, "selu", S::kUnary, "alpha", 1.67326319217681884765625f, "gamma",
      1.05070102214813232421875f},
     {"Celu", 12, "celu", S::kUnary, "alpha", 1.0f},
     {"Gelu", 20, "gelu", S::kUnary},  // "gelu_tanh" when approximate is "tanh"
-    {"HardSigmoid", 6, "hard_sigmoid", S::kUnary, "alpha", 0.2f, "beta", 0.5f},
+    {"HardSigmoid", 1, "hard_sigmoid", S::kUnary, "alpha", 0.2f, "beta", 0.5f},
     {"HardSwish", 14, "hard_swish", S::kUnary},
     {"Mish", 18, "mish", S::kUnary},
     {"Swish", 24, "swish", S::kUnary, "alpha", 1.0f},
     {"ThresholdedRelu", 10, "thresholded_relu", S::kUnary, "alpha", 1.0f},
     {"Shrink", 9, "shrink", S::kUnary, "lambd", 0.5f, "bias", 0.0f},
-    {"Add", 7, "add", S::kBinary},
-    {"Sub", 7, "sub", S::kBinary},
-    {"Mul", 7, "mul", S::kBinary},
-    {"Div", 7, "div", S::kBinary},
-    {"Pow", 7, "pow", S::kBinary},
+    {"Add", 1, "add", S::kBinary},
+    {"Sub", 1, "sub", S::kBinary},
+    {"Mul", 1, "mul", S::kBinary},
+    {"Div", 1, "div", S::kBinary},
+    {"Pow", 1, "pow", S::kBinary},
     {"Mod", 10, "mod", S::kBinary},  // "fmod" when the fmod attribute is 1
-    {"PRelu", 7, "prelu", S::kBinary},
+    {"PRelu", 1, "prelu", S::kBinary},
     {"Equal", 7, "equal", S::kBinary},
     {"Less", 7, "less", S::kBinary},
     {"LessOrEqual", 12, "less_equal", S::kBinary},
@@ -73,10 +73,10 @@ constexpr ElementwiseOp kOps[] = {
     {"BitwiseOr", 18, "bitwise_or", S::kBinary},
     {"BitwiseXor", 18, "bitwise_xor", S::kBinary},
     {"BitShift", 11, "shift_left", S::kBinary},  // "shift_right" by the direction attribute
-    {"Sum", 6, "add", S::kVariadic},
-    {"Mean", 6, "add", S::kVariadic},
-    {"Max", 6, "max", S::kVariadic},
-    {"Min", 6, "min", S::kVariadic},
+    {"Sum", 1, "add", S::kVariadic},
+    {"Mean", 1, "add", S::kVariadic},
+    {"Max", 1, "max", S::kVariadic},
+    {"Min", 1, "min", S::kVariadic},
     {"Where", 9, "where", S::kWhere},
 };
 
@@ -149,6 +149,7 @@ ElementwiseSpec elementwise_spec(const Node& n) {
   if (!e->alpha.empty()) s.params.alpha = attr_float(n, e->alpha, e->alpha_default);
   if (!e->beta.empty()) s.params.beta = attr_float(n, e->beta, e->beta_default);
   s.mean = n.op == "Mean";
+  s.legacy = legacy_broadcast(n);
   return s;
 }
 
@@ -216,6 +217,19 @@ ElementwiseInputs elementwise_inputs(const KernelContext& ctx) {
     in.srcs.emplace_back(t.desc, t.data);
     in.dtypes.push_back(t.desc.dtype);
   }
+  return in;
+}
+
+ElementwiseInputs elementwise_inputs(const KernelContext& ctx, const ElementwiseSpec& spec) {
+  if (!spec.legacy.on || ctx.num_inputs() != 2) return elementwise_inputs(ctx);
+  const TensorRef& a = ctx.input(0);
+  const TensorRef& b = ctx.input(1);
+  ElementwiseInputs in;
+  const TensorDesc bv = legacy_operand(spec.legacy, a.desc, b.desc);
+  in.shape = broadcast_shapes(a.desc.shape, bv.shape);
+  in.srcs.emplace_back(a.desc, a.data);
+  in.srcs.emplace_back(bv, b.data);
+  in.dtypes = {a.desc.dtype, b.desc.dtype};
   return in;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/engine/engine.h"
+#include "core/onnx/legacy_broadcast.h"
 #include "core/onnx/node.h"
 #include "core/runtime/kernel.h"
 
@@ -47,6 +48,7 @@ struct ElementwiseSpec {
   EwShape shape = EwShape::kUnary;
   OpParams params{};
   bool mean = false;
+  LegacyBroadcast legacy;  // opset < 7 binary ops: how B aligns with A
 };
 // Throws geon::Error (kNotSupported) unless find_elementwise(n.op) has a row.
 ElementwiseSpec elementwise_spec(const Node& n);
@@ -71,5 +73,7 @@ struct ElementwiseInputs {
   Dims shape;
 };
 ElementwiseInputs elementwise_inputs(const KernelContext& ctx);
+// The same with spec's legacy (opset < 7) broadcast applied to the second operand.
+ElementwiseInputs elementwise_inputs(const KernelContext& ctx, const ElementwiseSpec& spec);
 
 }  // namespace geon::onnx

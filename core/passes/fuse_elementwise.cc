@@ -57,7 +57,8 @@ bool supported_by(const Context& c, const Node& n) {
 bool elementwise_member(const Context& c, const Node& n) {
   if (!passes::onnx_domain(n) || n.outputs.size() != 1 || n.outputs[0] < 0) return false;
   const onnx::ElementwiseOp* e = onnx::find_elementwise(n.op);
-  return e && n.opset >= e->since && supported_by(c, n);
+  // Opset < 7 binary ops align B by their own rule, not the fused expression's numpy one.
+  return e && n.opset >= e->since && !onnx::legacy_broadcast(n).on && supported_by(c, n);
 }
 
 // Whether a value may live only inside an expression: its dtype is the one the engine computes

@@ -17,7 +17,7 @@ std::unique_ptr<Kernel> create_elementwise(const Graph&, const Node& n) {
   return make_device_kernel(n, [spec](KernelContext& ctx, const Options& opt) {
     for (int i = 0; i < ctx.num_inputs(); ++i)
       if (ctx.input(i).present()) device_src(ctx.input(i), opt, "input " + std::to_string(i));
-    const onnx::ElementwiseInputs in = onnx::elementwise_inputs(ctx);
+    const onnx::ElementwiseInputs in = onnx::elementwise_inputs(ctx, spec);
     const Operand dst = device_dst(ctx.output(0, in.shape), opt, "the output");
     cuda::evaluate(onnx::elementwise_expr(spec, in.dtypes), dst, in.srcs, Reduce::kNone, opt);
   });

@@ -53,6 +53,7 @@ INCLUDE = [
     # views and data movement
     r"test_(reshape|transpose|flatten|squeeze|unsqueeze|expand|slice|concat)(_\w+)?",
     r"test_gather_(0|1|2d_indices|negative_indices)",
+    r"test_scatternd(_\w+)?",
     # shapes
     r"test_shape(_\w+)?",
     r"test_size(_example)?",

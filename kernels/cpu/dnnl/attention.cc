@@ -1,8 +1,9 @@
 // ONNX Attention (float, no past/present, softcap or qk output) on oneDNN: scores = scale·Q·Kᵀ
 // as one batched matmul over strided views (Kᵀ and shared GQA heads are views, no copies), the
-// mask and causal bias added in place, oneDNN's softmax over each row, then P·V into Y. Shapes
-// this path does not take at run time (a short mask last dim, odd head splits) go to the
-// cpu.generic kernel made alongside, which also defines the semantics matched here.
+// mask and causal bias added in place, oneDNN's softmax over each row, then P·V into Y; the
+// engine pool splits kv heads (or query rows) across threads. Shapes this path does not take at
+// run time (a short mask last dim, odd head splits) go to the cpu.generic kernel made
+// alongside, which also defines the semantics matched here.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -24,8 +25,9 @@ namespace {
 
 enum In { kQ, kK, kV, kMask, kPastK, kPastV, kNonpad };
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-// Scores for more batches than this many floats are made one batch block at a time.
-constexpr int64_t kMaxScoreFloats = int64_t{1} << 25;
+// A thread's scores buffer holds at most this many floats (or one query row per head): larger
+// blocks are made a few batches, or a few query rows, at a time.
+constexpr int64_t kMaxScoreFloats = int64_t{1} << 22;
 
 // A (batch, head, seq, dim) view: 4-D tensors as they are, 3-D (batch, seq, heads·dim) with
 // the heads split off.
@@ -48,17 +50,24 @@ std::optional<View4> view4(const TensorDesc& d, int64_t heads) {
   return v;
 }
 
-// The 5-D (batch block, kv head, group, rows, cols) matmul operand of a 4-D view whose heads are
-// split as (kv head, group): `shared` views have one head per kv head (K, V), broadcast over
-// the group. `transposed` swaps the two matrix dims (Kᵀ).
-TensorDesc five_d(const View4& v, int64_t b0, int64_t nb, int64_t kv, int64_t group, bool shared,
-                  bool transposed) {
+// A block of the work: batches [b0, b0 + nb), kv heads [h0, h0 + nh) (with all their query
+// heads) and query rows [i0, i0 + ni).
+struct Block {
+  int64_t b0, nb, h0, nh, i0, ni;
+};
+
+// The 5-D (batch, kv head, group, rows, cols) matmul operand of a 4-D view over a block, the
+// heads split as (kv head, group): `shared` views have one head per kv head (K, V), broadcast
+// over the group, and all their rows. `transposed` swaps the two matrix dims (Kᵀ).
+TensorDesc five_d(const View4& v, const Block& w, int64_t group, bool shared, bool transposed) {
   TensorDesc d;
   d.dtype = DType::kFloat;
   const int r = transposed ? 3 : 2, c = transposed ? 2 : 3;
-  d.shape = {nb, kv, shared ? 1 : group, v.len[r], v.len[c]};
+  const int64_t rows = shared ? v.len[2] : w.ni;
+  d.shape = {w.nb, w.nh, shared ? 1 : group, r == 2 ? rows : v.len[r], c == 2 ? rows : v.len[c]};
   d.strides = {v.st[0], shared ? v.st[1] : v.st[1] * group, shared ? 0 : v.st[1], v.st[r], v.st[c]};
-  d.offset = v.offset + b0 * v.st[0];
+  d.offset = v.offset + w.b0 * v.st[0] + w.h0 * (shared ? 1 : group) * v.st[1] +
+             (shared ? 0 : w.i0 * v.st[2]);
   return d;
 }
 
@@ -73,6 +82,16 @@ struct SoftmaxPrim {
   dnnl::softmax_v2_forward prim;
   dnnl::memory::desc md, scratch;
   size_t scratch_bytes = 0;
+};
+
+// One run's operands: the 4-D views, their data, the mask and the sizes every block shares.
+struct Job {
+  View4 q, k, v, y;
+  const void *qp = nullptr, *kp = nullptr, *vp = nullptr;
+  void* yp = nullptr;
+  MaskView mask;
+  int64_t Hq = 0, Sq = 0, S = 0, Dv = 0, G = 1;
+  float scale = 1;
 };
 
 struct Attrs {
@@ -140,12 +159,11 @@ class DnnlAttention {
     if (!q || !k || !v) return false;
     const int64_t B = q->len[0], Hq = q->len[1], Sq = q->len[2], D = q->len[3];
     const int64_t Hkv = k->len[1], S = k->len[2], Dv = v->len[3];
-    if (k->len[0] != B || v->len[0] != B || k->len[3] != D || v->len[1] != Hkv ||
-        v->len[2] != S || Hkv <= 0 || Hq % Hkv != 0)
+    if (k->len[0] != B || v->len[0] != B || k->len[3] != D || v->len[1] != Hkv || v->len[2] != S ||
+        Hkv <= 0 || Hq % Hkv != 0)
       return false;  // the generic kernel names the mismatch
-    const int64_t G = Hq / Hkv;
 
-    MaskView mask;
+    MaskView mask;  // data null: none
     const bool has_mask = ctx.num_inputs() > kMask && ctx.input(kMask).present();
     if (has_mask) {
       const TensorDesc& m = ctx.input(kMask).desc;
@@ -162,91 +180,118 @@ class DnnlAttention {
       mask.data = static_cast<const char*>(ctx.input(kMask).data) + m.offset * esize;
     }
 
-    const TensorRef& out = rank == 4 ? ctx.output(0, Dims{B, Hq, Sq, Dv})
-                                     : ctx.output(0, Dims{B, Sq, Hq * Dv});
+    const TensorRef& out =
+        rank == 4 ? ctx.output(0, Dims{B, Hq, Sq, Dv}) : ctx.output(0, Dims{B, Sq, Hq * Dv});
     const std::optional<View4> y = view4(out.desc, Hq);
     require(y.has_value(), "Attention: the output cannot be split into heads");
     if (B * Hq * Sq * Dv == 0) return true;
 
-    const float scale =
-        at_.scale != 0 ? at_.scale : 1.0f / std::sqrt(static_cast<float>(D));
-    const int64_t per_batch = Hq * Sq * S;
-    const int64_t block = std::clamp<int64_t>(kMaxScoreFloats / std::max<int64_t>(per_batch, 1),
-                                              1, B);
-    thread_local std::vector<float> scores;
-    thread_local std::vector<uint8_t> dead;  // fully masked rows
-    if (scores.size() < static_cast<size_t>(block * per_batch))
-      scores.resize(static_cast<size_t>(block * per_batch));
-    if (dead.size() < static_cast<size_t>(block * Hq * Sq))
-      dead.resize(static_cast<size_t>(block * Hq * Sq));
-    float* sc = scores.data();
-    for (int64_t b0 = 0; b0 < B; b0 += block) {
-      const int64_t nb = std::min(block, B - b0);
-      const int64_t rows = nb * Hq * Sq;
-      const TensorDesc sd = row_major(DType::kFloat, Dims{nb, Hkv, G, Sq, S});
-      if (S > 0) {
-        matmul_.run(ConstOperand(five_d(*q, b0, nb, Hkv, G, false, false), q_in.data),
-                    ConstOperand(five_d(*k, b0, nb, Hkv, G, true, true), k_in.data),
-                    Operand{sd, sc}, scale, 0.0f);
-        if (has_mask || at_.causal) add_bias(sc, dead.data(), mask, b0, nb, Hq, Sq, S);
-        run_softmax(sc, rows, S);
-      }
-      const TensorDesc yd = five_d(*y, b0, nb, Hkv, G, false, false);
-      matmul_.run(ConstOperand(sd, sc),
-                  ConstOperand(five_d(*v, b0, nb, Hkv, G, true, false), v_in.data),
-                  Operand{yd, out.data}, 1.0f, 0.0f);
-      // A fully masked row is NaN, as the ONNX reference's softmax gives.
-      if (has_mask && S > 0) {
-        float* yp = static_cast<float*>(out.data);
-        for (int64_t r = 0; r < rows; ++r) {
-          if (!dead[r]) continue;
-          const int64_t i = r % Sq, h = (r / Sq) % Hq, b = b0 + r / (Sq * Hq);
-          float* row = yp + y->offset + b * y->st[0] + h * y->st[1] + i * y->st[2];
-          for (int64_t d = 0; d < Dv; ++d) row[d * y->st[3]] = std::numeric_limits<float>::quiet_NaN();
-        }
-      }
+    Job job;
+    job.q = *q, job.k = *k, job.v = *v, job.y = *y;
+    job.qp = q_in.data, job.kp = k_in.data, job.vp = v_in.data, job.yp = out.data;
+    job.mask = mask;
+    job.Hq = Hq, job.Sq = Sq, job.S = S, job.Dv = Dv, job.G = Hq / Hkv;
+    job.scale = at_.scale != 0 ? at_.scale : 1.0f / std::sqrt(static_cast<float>(D));
+    // One pool job, each part running oneDNN on its own thread over its own kv heads (or query
+    // rows when there are fewer kv heads than parts): one fork for the whole op instead of one
+    // OpenMP region per primitive, which costs much more on a busy machine.
+    ThreadPool& pool = default_thread_pool();
+    const int64_t work = B * Hq * Sq * S * (D + Dv);
+    int64_t parts = std::min<int64_t>(pool.size(), std::max<int64_t>(work / (1 << 18), 1));
+    const bool by_heads = Hkv >= parts;
+    if (!by_heads) parts = std::min(parts, Sq);
+    if (parts <= 1) {
+      run_block(job, Block{0, B, 0, Hkv, 0, Sq});
+      return true;
     }
+    const int64_t n = by_heads ? Hkv : Sq;
+    pool.run(static_cast<int>(parts), [&](int p) {
+      const int64_t lo = n * p / parts, hi = n * (p + 1) / parts;
+      thread_local ThreadPool single(1);
+      ScopedPool scope(&single);  // oneDNN and the engine on this thread alone
+      run_block(job, by_heads ? Block{0, B, lo, hi - lo, 0, Sq} : Block{0, B, 0, Hkv, lo, hi - lo});
+    });
     return true;
   }
 
-  // Adds the mask (bool: 0 or -inf) and the causal -inf to the scores of batches
-  // [b0, b0 + nb), and marks the rows left with no finite score.
-  void add_bias(float* sc, uint8_t* dead, const MaskView& m, int64_t b0, int64_t nb, int64_t Hq,
-                int64_t Sq, int64_t S) const {
-    const int64_t rows = nb * Hq * Sq;
-    auto run_rows = [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) {
-        const int64_t i = r % Sq, h = (r / Sq) % Hq, b = b0 + r / (Sq * Hq);
-        float* s = sc + r * S;
-        if (m.data) {
-          const int64_t off = b * m.st[0] + h * m.st[1] + i * m.st[2], js = m.st[3];
-          if (m.is_bool) {
-            const uint8_t* keep = static_cast<const uint8_t*>(m.data) + off;
-            for (int64_t j = 0; j < S; ++j) s[j] = keep[j * js] ? s[j] : kNegInf;
-          } else if (js == 1) {
-            const float* add = static_cast<const float*>(m.data) + off;
-            for (int64_t j = 0; j < S; ++j) s[j] += add[j];
-          } else {
-            const float* add = static_cast<const float*>(m.data) + off;
-            for (int64_t j = 0; j < S; ++j) s[j] += add[j * js];
-          }
-        }
-        if (at_.causal)
-          for (int64_t j = i + 1; j < S; ++j) s[j] = kNegInf;
-        if (m.data) {
-          bool any = false;
-          for (int64_t j = 0; j < S; ++j) any |= s[j] != kNegInf;
-          dead[r] = !any;
+  // Attention over one block, a few batches or query rows at a time so the scores stay bounded.
+  void run_block(const Job& j, const Block& w) const {
+    if (w.nh == 0 || w.ni == 0) return;
+    const int64_t per_row = w.nh * j.G * std::max<int64_t>(j.S, 1);
+    const int64_t bstep = std::clamp<int64_t>(kMaxScoreFloats / (per_row * w.ni), 1, w.nb);
+    const int64_t istep = std::clamp<int64_t>(kMaxScoreFloats / per_row, 1, w.ni);
+    const int64_t rows_max = bstep * w.nh * j.G * istep;
+    thread_local std::vector<float> scores;
+    thread_local std::vector<uint8_t> dead;  // fully masked rows
+    if (scores.size() < static_cast<size_t>(rows_max * j.S))
+      scores.resize(static_cast<size_t>(rows_max * j.S));
+    if (dead.size() < static_cast<size_t>(rows_max)) dead.resize(static_cast<size_t>(rows_max));
+    float* sc = scores.data();
+    for (int64_t b0 = w.b0; b0 < w.b0 + w.nb; b0 += bstep)
+      for (int64_t i0 = w.i0; i0 < w.i0 + w.ni; i0 += istep) {
+        const Block c{b0, std::min(bstep, w.b0 + w.nb - b0), w.h0, w.nh,
+                      i0, std::min(istep, w.i0 + w.ni - i0)};
+        run_chunk(j, c, sc, dead.data());
+      }
+  }
+
+  // Attention over a block whose scores fit the thread's buffers.
+  void run_chunk(const Job& j, const Block& c, float* sc, uint8_t* dead) const {
+    const int64_t rows = c.nb * c.nh * j.G * c.ni;
+    const TensorDesc sd = row_major(DType::kFloat, Dims{c.nb, c.nh, j.G, c.ni, j.S});
+    if (j.S > 0) {
+      matmul_.run(ConstOperand(five_d(j.q, c, j.G, false, false), j.qp),
+                  ConstOperand(five_d(j.k, c, j.G, true, true), j.kp), Operand{sd, sc}, j.scale,
+                  0.0f);
+      if (j.mask.data || at_.causal) add_bias(j, c, sc, dead);
+      run_softmax(sc, rows, j.S);
+    }
+    matmul_.run(ConstOperand(sd, sc), ConstOperand(five_d(j.v, c, j.G, true, false), j.vp),
+                Operand{five_d(j.y, c, j.G, false, false), j.yp}, 1.0f, 0.0f);
+    // A fully masked row is NaN, as the ONNX reference's softmax gives.
+    if (j.mask.data && j.S > 0) {
+      float* yp = static_cast<float*>(j.yp) + j.y.offset;
+      for (int64_t r = 0; r < rows; ++r) {
+        if (!dead[r]) continue;
+        const int64_t i = c.i0 + r % c.ni, h = c.h0 * j.G + (r / c.ni) % (c.nh * j.G);
+        const int64_t b = c.b0 + r / (c.ni * c.nh * j.G);
+        float* row = yp + b * j.y.st[0] + h * j.y.st[1] + i * j.y.st[2];
+        for (int64_t d = 0; d < j.Dv; ++d)
+          row[d * j.y.st[3]] = std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+  }
+
+  // Adds the mask (bool: 0 or -inf) and the causal -inf to a block's scores, and marks the
+  // rows left with no finite score.
+  void add_bias(const Job& j, const Block& c, float* sc, uint8_t* dead) const {
+    const MaskView& m = j.mask;
+    const int64_t heads = c.nh * j.G, rows = c.nb * heads * c.ni, S = j.S;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t i = c.i0 + r % c.ni, h = c.h0 * j.G + (r / c.ni) % heads;
+      const int64_t b = c.b0 + r / (c.ni * heads);
+      float* s = sc + r * S;
+      if (m.data) {
+        const int64_t off = b * m.st[0] + h * m.st[1] + i * m.st[2], js = m.st[3];
+        if (m.is_bool) {
+          const uint8_t* keep = static_cast<const uint8_t*>(m.data) + off;
+          for (int64_t x = 0; x < S; ++x) s[x] = keep[x * js] ? s[x] : kNegInf;
+        } else if (js == 1) {
+          const float* add = static_cast<const float*>(m.data) + off;
+          for (int64_t x = 0; x < S; ++x) s[x] += add[x];
+        } else {
+          const float* add = static_cast<const float*>(m.data) + off;
+          for (int64_t x = 0; x < S; ++x) s[x] += add[x * js];
         }
       }
-    };
-    ThreadPool& pool = default_thread_pool();
-    const int parts = static_cast<int>(
-        std::min<int64_t>({pool.size(), rows, std::max<int64_t>(rows * S / (1 << 14), 1)}));
-    if (parts <= 1)
-      run_rows(0, rows);
-    else
-      pool.run(parts, [&](int p) { run_rows(rows * p / parts, rows * (p + 1) / parts); });
+      if (at_.causal)
+        for (int64_t x = i + 1; x < S; ++x) s[x] = kNegInf;
+      if (m.data) {
+        bool any = false;
+        for (int64_t x = 0; x < S; ++x) any |= s[x] != kNegInf;
+        dead[r] = !any;
+      }
+    }
   }
 
   Attrs at_;
@@ -284,11 +329,12 @@ std::unique_ptr<Kernel> create_dnnl_attention(const Graph& g, const Node& n) {
   at.kv_heads = attr_int(n, "kv_num_heads", 0);
   at.scale = attr_float(n, "scale", 0.0f);
   auto impl = std::make_shared<DnnlAttention>(at, create_attention(g, n));
-  return make_node_kernel(n, [impl](KernelContext& ctx) {
+  // Not make_node_kernel: the generic fallback prefixes its own messages with the op.
+  return make_kernel([impl](KernelContext& ctx) {
     try {
       impl->compute(ctx);
     } catch (const dnnl::error& e) {
-      fail(ErrorCode::kInternal, std::string("oneDNN: ") + e.what());
+      fail(ErrorCode::kInternal, std::string("Attention: oneDNN: ") + e.what());
     }
   });
 }

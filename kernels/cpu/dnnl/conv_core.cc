@@ -27,7 +27,6 @@ constexpr size_t kMaxCachedPrimitives = 256;
 std::atomic<int64_t> g_layout_copies{0};
 std::atomic<int64_t> g_reference_primitives{0};
 std::atomic<int64_t> g_weight_repacks{0};
-thread_local const dnnl::memory::desc* g_forced = nullptr;
 
 // Dense channels-last strides for (N, C, D1...): C fastest, then the spatial dims in order.
 Dims channels_last_strides(const Dims& shape) {
@@ -224,8 +223,7 @@ Made made(const typename P::primitive_desc& pd) {
 // under another thread count) can leave only the reference implementation, ~1000x slower.
 std::optional<Made> make_primitive(const DnnlConvOptions& o, const ConvGeometry& geo, const Dims& x,
                                    const dims_t& weights_dims, bool bias) {
-  dnnl::memory::desc weights(weights_dims, f32, tag::any);
-  if (g_forced) weights = *g_forced;
+  const dnnl::memory::desc weights(weights_dims, f32, tag::any);
   const auto src = channels_last_md(x), dst = channels_last_md(geo.dst_shape);
   const dnnl::memory::desc bias_md({geo.dst_shape[1]}, f32, tag::a);
   dims_t dil(geo.dilations.size());
@@ -399,9 +397,7 @@ struct DnnlConv::Impl {
     if (auto it = cache.find(key); it != cache.end()) return it->second;
     auto e = std::make_shared<Entry>();
     const dims_t wd = weights_dims(w.shape, o.attrs.group, o.attrs.transpose);
-    std::optional<Made> pd;
-    if (pk) { g_forced = &packed->desc; pd = make_primitive(o, geo, x, wd, bias); g_forced = nullptr; }
-    if (!pd) pd = make_primitive(o, geo, x, wd, bias);
+    const std::optional<Made> pd = make_primitive(o, geo, x, wd, bias);
     if (!pd)
       fail(ErrorCode::kNotSupported,
            o.op + ": oneDNN has no " + (o.attrs.transpose ? "deconvolution" : "convolution") +

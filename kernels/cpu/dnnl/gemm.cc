@@ -57,6 +57,8 @@ std::unique_ptr<Kernel> create_dnnl_gemm(const Graph& g, const Node& n) {
   const bool ta = attr_int(n, "transA", 0) != 0, tb = attr_int(n, "transB", 0) != 0;
   const float alpha = attr_float(n, "alpha", 1.0f), beta = attr_float(n, "beta", 1.0f);
   const auto packed = packed_constant(g, n, 1, tb, alpha);
+  // Gemm-1/6 broadcasts C only with broadcast=1; otherwise C must be (M, N).
+  const bool exact_c = n.opset < 7 && attr_int(n, "broadcast", 0) == 0;
   return make_kernel([=](KernelContext& ctx) {
     TensorDesc a = ctx.input(0).desc, b = ctx.input(1).desc;
     require(a.rank() == 2 && b.rank() == 2, "Gemm: operands must be matrices");
@@ -66,6 +68,10 @@ std::unique_ptr<Kernel> create_dnnl_gemm(const Graph& g, const Node& n) {
             "Gemm: inner dims differ: " + to_string(a) + " and " + to_string(b));
     const TensorRef& out = ctx.output(0, Dims{a.shape[0], b.shape[1]});
     const bool has_c = ctx.num_inputs() > 2 && ctx.input(2).present() && beta != 0.0f;
+    if (exact_c && ctx.num_inputs() > 2 && ctx.input(2).present())
+      require(ctx.input(2).desc.shape == out.desc.shape,
+              "Gemm (opset < 7) without broadcast=1 needs C of the output's shape " +
+                  to_string(out.desc) + ", got " + to_string(ctx.input(2).desc));
     const ConstOperand A(a, ctx.input(0).data), B(b, ctx.input(1).data);
     if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
         run_packed(*packed, ctx, A, dst_of(out), has_c, beta))

@@ -30,6 +30,9 @@ Reason supports_dnnl_fused_conv(const Graph& g, const Node& n);
 std::unique_ptr<Kernel> create_dnnl_fused_conv(const Graph& g, const Node& n);
 Reason supports_dnnl_conv_transpose(const Graph& g, const Node& n);
 std::unique_ptr<Kernel> create_dnnl_conv_transpose(const Graph& g, const Node& n);
+// dnnl/attention.cc: Attention (float, no past/softcap/qk output) on oneDNN matmul + softmax.
+Reason supports_dnnl_attention(const Graph& g, const Node& n);
+std::unique_ptr<Kernel> create_dnnl_attention(const Graph& g, const Node& n);
 
 class DnnlPackedMatmul;
 // Input `input` of the node prepacked as B (alpha folded in) when it is a constant float matrix

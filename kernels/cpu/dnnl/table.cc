@@ -8,7 +8,7 @@ namespace {
 
 const KernelEntry kDnnl[] = {
     {"", "MatMul", 1, supports_dnnl_matmul, create_dnnl_matmul},
-    {"", "Gemm", 7, supports_dnnl_gemm, create_dnnl_gemm},
+    {"", "Gemm", 1, supports_dnnl_gemm, create_dnnl_gemm},
     {"geon", "FusedMatMul", 1, supports_dnnl_fused_matmul, create_dnnl_fused_matmul},
     {"", "MaxPool", 1, supports_dnnl_pool, create_dnnl_pool},
     {"", "AveragePool", 1, supports_dnnl_pool, create_dnnl_pool},
@@ -22,6 +22,7 @@ const KernelEntry kDnnl[] = {
     {"", "ConvTranspose", 1, supports_dnnl_conv_transpose, create_dnnl_conv_transpose},
     {"", "ConvTranspose", 11, supports_dnnl_conv_transpose, create_dnnl_conv_transpose},
     {"geon", "FusedConv", 1, supports_dnnl_fused_conv, create_dnnl_fused_conv},
+    {"", "Attention", 23, supports_dnnl_attention, create_dnnl_attention},
 };
 
 }  // namespace

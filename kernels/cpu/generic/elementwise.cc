@@ -56,7 +56,7 @@ std::unique_ptr<Kernel> create_elementwise(const Graph& g, const Node& n) {
   }
   return std::make_unique<ElementwiseKernel>(
       [spec, built](KernelContext& ctx) {
-        const onnx::ElementwiseInputs in = onnx::elementwise_inputs(ctx);
+        const onnx::ElementwiseInputs in = onnx::elementwise_inputs(ctx, spec);
         const TensorRef& out = ctx.output(0, in.shape);
         if (built && built->inputs == in.dtypes)
           evaluate(*built, dst_of(out), in.srcs);

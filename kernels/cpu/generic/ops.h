@@ -104,13 +104,13 @@ GEON_CPU_FAMILY(lrn);
 GEON_CPU_FAMILY(softmax);
 // generic/fused_elementwise.cc: geon.Elementwise (core/passes/fuse_elementwise.h).
 GEON_CPU_FAMILY(fused_elementwise);
-// generic/rnn.cc (+ gru.cc, lstm.cc, rnn_math.cc): the recurrent layers, every opset.
+// generic/rnn/ (rnn.cc, gru.cc, lstm.cc, math.cc): the recurrent layers, every opset.
 GEON_CPU_FAMILY(rnn);
 GEON_CPU_FAMILY(gru);
 GEON_CPU_FAMILY(lstm);
-// generic/pool.cc: MaxPool (Indices too), AveragePool, LpPool and the Global*Pool forms, every
+// generic/pool/pool.cc: MaxPool (Indices too), AveragePool, LpPool and the Global*Pool forms, every
 // opset (one row each: attributes absent from older versions read as their defaults);
-// generic/pool_roi.cc: MaxRoiPool; generic/pool_unpool.cc: MaxUnpool.
+// generic/pool/roi.cc: MaxRoiPool; generic/pool/unpool.cc: MaxUnpool.
 GEON_CPU_FAMILY(pool);
 GEON_CPU_FAMILY(global_pool);
 GEON_CPU_FAMILY(max_roi_pool);

@@ -102,6 +102,7 @@ TEST(DnnlConvThreads, AlternatingThreadCountsReorderWeightsOncePerLayout) {
   const auto kernel = find_kernel(dnnl_kernels(), *ng.node)->create(ng.g, *ng.node);
   const auto want = conv_reference(x, w, nullptr, l.out, ConvRef{{1, 1}, {}, {0, 0}, 1, false});
   ThreadPool one(1), two(2);
+  const int64_t refs = dnnl_conv_reference_primitives();
   int64_t repacks = 0;
   for (int r = 0; r < 6; ++r) {
     SCOPED_TRACE(r);
@@ -113,6 +114,7 @@ TEST(DnnlConvThreads, AlternatingThreadCountsReorderWeightsOncePerLayout) {
     if (r == 1) repacks = dnnl_conv_weight_repacks();
   }
   EXPECT_EQ(dnnl_conv_weight_repacks(), repacks);
+  EXPECT_EQ(dnnl_conv_reference_primitives(), refs);
 }
 
 }  // namespace

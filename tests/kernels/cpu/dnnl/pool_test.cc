@@ -1,4 +1,4 @@
-// cpu.dnnl pooling against the naive loops of generic/pool_reference.h: MaxPool and AveragePool
+// cpu.dnnl pooling against the naive loops of generic/pool/reference.h: MaxPool and AveragePool
 // over 1-3 spatial dims with random pads, strides, dilations and ceil_mode (the extra right
 // padding oneDNN is given), channels-last inputs read in place, int8/uint8 max, the global
 // pools, several threads on one kernel, and the cases supports() leaves to cpu.generic.
@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "kernels/cpu/kernel_sets.h"
-#include "tests/kernels/cpu/generic/pool_reference.h"
+#include "tests/kernels/cpu/generic/pool/reference.h"
 
 namespace geon::cpu::testing {
 namespace {
@@ -122,27 +122,31 @@ TEST(CpuDnnlPool, MaxPoolOfInt8AndUInt8) {
   }
 }
 
+// The (N, C, 1, ...) output is described to oneDNN in the input's channels-last order (one
+// format on both sides); batch 1 and 2 place the length-1 dims differently.
 TEST(CpuDnnlPool, GlobalPoolsOfChannelsLastInputs) {
   std::mt19937 rng(84);
   for (int sp = 1; sp <= 3; ++sp) {
-    Dims s = {2, 5};
-    for (int i = 0; i < sp; ++i) s.push_back(2 + static_cast<int64_t>(rng() % 5));
-    const Host x = Host::random(DType::kFloat, s, rng).strided(channels_last(sp));
-    int64_t plane = 1;
-    for (int i = 0; i < sp; ++i) plane *= s[i + 2];
-    Dims out = {2, 5};
-    for (int i = 0; i < sp; ++i) out.push_back(1);
-    for (const char* op : {"GlobalMaxPool", "GlobalAveragePool"}) {
-      NodeGraph ng(op, 1);
-      ng.in(x).out(DType::kFloat, out);
-      auto want = [&](int64_t i) {
-        double m = x.at(i * plane), sum = 0;
-        for (int64_t k = 0; k < plane; ++k)
-          m = std::max(m, x.at(i * plane + k)), sum += x.at(i * plane + k);
-        return std::string(op) == "GlobalMaxPool" ? m : sum / static_cast<double>(plane);
-      };
-      SCOPED_TRACE(std::string(op) + " " + to_string(x.desc));
-      expect_values(ng.run(dnnl())[0], out, want);
+    for (int64_t batch : {1, 2}) {
+      Dims s = {batch, 5};
+      for (int i = 0; i < sp; ++i) s.push_back(2 + static_cast<int64_t>(rng() % 5));
+      const Host x = Host::random(DType::kFloat, s, rng).strided(channels_last(sp));
+      int64_t plane = 1;
+      for (int i = 0; i < sp; ++i) plane *= s[i + 2];
+      Dims out = {batch, 5};
+      for (int i = 0; i < sp; ++i) out.push_back(1);
+      for (const char* op : {"GlobalMaxPool", "GlobalAveragePool"}) {
+        NodeGraph ng(op, 1);
+        ng.in(x).out(DType::kFloat, out);
+        auto want = [&](int64_t i) {
+          double m = x.at(i * plane), sum = 0;
+          for (int64_t k = 0; k < plane; ++k)
+            m = std::max(m, x.at(i * plane + k)), sum += x.at(i * plane + k);
+          return std::string(op) == "GlobalMaxPool" ? m : sum / static_cast<double>(plane);
+        };
+        SCOPED_TRACE(std::string(op) + " " + to_string(x.desc));
+        expect_values(ng.run(dnnl())[0], out, want);
+      }
     }
   }
 }

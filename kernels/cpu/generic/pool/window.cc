@@ -1,7 +1,7 @@
 // Pooling window geometry: attributes with ONNX defaults, and per input shape the output
 // lengths and pads, by the same formulas as the importer's window_output_axis (so the shapes a
 // kernel computes agree with the planned ones).
-#include "kernels/cpu/generic/pool_window.h"
+#include "kernels/cpu/generic/pool/window.h"
 
 #include "core/base/error.h"
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/cpu/generic/pool_window.h"
+#include "kernels/cpu/generic/pool/window.h"
 
 // In their own namespace: pool.cc alone includes this.
 namespace geon::cpu::pool_loops {

@@ -1,4 +1,4 @@
-// cpu.generic pooling against the naive loops of pool_reference.h: MaxPool (with Indices in both
+// cpu.generic pooling against the naive loops of pool/reference.h: MaxPool (with Indices in both
 // storage orders), AveragePool and LpPool over 1-3 spatial dims with random pads, strides,
 // dilations and ceil_mode (edge windows clipped past the pads), auto_pad, strided and
 // int8, uint8, double and float16 inputs; rows wide enough for the vectorised interior loops;
@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels/cpu/kernel_sets.h"
-#include "tests/kernels/cpu/generic/pool_reference.h"
+#include "tests/kernels/cpu/generic/pool/reference.h"
 
 namespace geon::cpu::testing {
 namespace {

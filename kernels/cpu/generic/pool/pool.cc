@@ -12,8 +12,8 @@
 
 #include "core/base/error.h"
 #include "kernels/cpu/generic/ops.h"
-#include "kernels/cpu/generic/pool_taps.h"
-#include "kernels/cpu/generic/pool_window.h"
+#include "kernels/cpu/generic/pool/taps.h"
+#include "kernels/cpu/generic/pool/window.h"
 
 namespace geon::cpu {
 namespace {

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include "core/engine/thread_pool.h"
-#include "kernels/cpu/generic/rnn.h"
+#include "kernels/cpu/generic/rnn/rnn.h"
 
 namespace geon::cpu::rnn {
 namespace {

@@ -5,7 +5,7 @@
 //   o = f(Xt·Wo^T + Ht-1·Ro^T + Po (.) Ct + Wbo + Rbo),  Ht = o (.) h(Ct)
 #include <algorithm>
 
-#include "kernels/cpu/generic/rnn.h"
+#include "kernels/cpu/generic/rnn/rnn.h"
 
 namespace geon::cpu::rnn {
 

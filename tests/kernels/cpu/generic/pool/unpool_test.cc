@@ -6,7 +6,7 @@
 
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/expect_error.h"
-#include "tests/kernels/cpu/generic/pool_reference.h"
+#include "tests/kernels/cpu/generic/pool/reference.h"
 
 namespace geon::cpu::testing {
 namespace {

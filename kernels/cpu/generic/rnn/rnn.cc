@@ -11,7 +11,7 @@
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/generic/ops.h"
-#include "kernels/cpu/generic/rnn.h"
+#include "kernels/cpu/generic/rnn/rnn.h"
 
 namespace geon::cpu {
 namespace rnn {

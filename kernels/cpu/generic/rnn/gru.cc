@@ -5,7 +5,7 @@
 //   Ht = (1 - z) (.) h + z (.) Ht-1
 #include <algorithm>
 
-#include "kernels/cpu/generic/rnn.h"
+#include "kernels/cpu/generic/rnn/rnn.h"
 
 namespace geon::cpu::rnn {
 
