@@ -39,14 +39,7 @@ int folded_bias(Graph& g, int b, int c, int64_t channels, const std::string& bas
 }  // namespace
 
 int fuse_conv(Graph& g, std::span<const KernelSet* const> sets) {
-  Node probe;
-  probe.domain = "geon";
-  probe.op = "FusedConv";
-  probe.opset = 1;
-  std::vector<const KernelEntry*> rows;
-  for (const KernelSet* s : sets)
-    if (s)
-      if (const KernelEntry* e = find_kernel(*s, probe)) rows.push_back(e);
+  const std::vector<const KernelEntry*> rows = passes::fused_rows(sets, "FusedConv");
   if (rows.empty()) return 0;
   const passes::Uses uses = passes::count_uses(g);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -86,17 +79,10 @@ int fuse_conv(Graph& g, std::span<const KernelSet* const> sets) {
       for (const auto& [name, a] : conv.attrs)
         if (name != "members") f.attrs[name] = a;
       passes::set_activation(f, p.act);
-      std::vector<const Node*> members = {&conv};
-      for (int m : p.nodes) members.push_back(&g.nodes[m]);
-      f.name = passes::fused_name(members);
-      f.attrs["members"] = passes::strings_attr(passes::members_of(members));
+      passes::name_after_members(g, f, conv, p);
       return f;
     };
-    const auto supported = [&](const Node& f) {
-      for (const KernelEntry* e : rows)
-        if (!e->supports(g, f)) return true;
-      return false;
-    };
+    const auto supported = [&](const Node& f) { return passes::any_supports(g, rows, f); };
     Node f = make();
     // An activation the kernels refuse (GeluTanh, say) stays a node of its own after the rest.
     if (!supported(f) && passes::drop_activation(g, p) && !p.nodes.empty()) f = make();
@@ -105,14 +91,7 @@ int fuse_conv(Graph& g, std::span<const KernelSet* const> sets) {
     for (int m : p.nodes) dead[m] = true;
     fused.emplace_back(p.nodes.back(), std::move(f));
   }
-  if (fused.empty()) return 0;
-  for (auto& [at, node] : fused) {
-    g.nodes[at] = std::move(node);
-    dead[at] = false;
-    g.value(g.nodes[at].outputs[0]).producer = at;
-  }
-  passes::erase_nodes(g, dead);
-  return static_cast<int>(fused.size());
+  return passes::place_fused(g, dead, fused);
 }
 
 }  // namespace geon

@@ -23,14 +23,7 @@ bool last_axis_bias(const Graph& g, int c, int r, const Length& n) {
 }  // namespace
 
 int fuse_matmul(Graph& g, std::span<const KernelSet* const> sets) {
-  Node probe;
-  probe.domain = "geon";
-  probe.op = "FusedMatMul";
-  probe.opset = 1;
-  std::vector<const KernelEntry*> rows;
-  for (const KernelSet* s : sets)
-    if (s)
-      if (const KernelEntry* e = find_kernel(*s, probe)) rows.push_back(e);
+  const std::vector<const KernelEntry*> rows = passes::fused_rows(sets, "FusedMatMul");
   if (rows.empty()) return 0;
   const passes::Uses uses = passes::count_uses(g);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -74,17 +67,10 @@ int fuse_matmul(Graph& g, std::span<const KernelSet* const> sets) {
       f.attrs["trans_b"] = passes::int_attr(trans_b);
       f.attrs["alpha"] = passes::float_attr(alpha);
       passes::set_activation(f, p.act);
-      std::vector<const Node*> members = {&mm};
-      for (int m : p.nodes) members.push_back(&g.nodes[m]);
-      f.name = passes::fused_name(members);
-      f.attrs["members"] = passes::strings_attr(passes::members_of(members));
+      passes::name_after_members(g, f, mm, p);
       return f;
     };
-    const auto supported = [&](const Node& f) {
-      for (const KernelEntry* e : rows)
-        if (!e->supports(g, f)) return true;
-      return false;
-    };
+    const auto supported = [&](const Node& f) { return passes::any_supports(g, rows, f); };
     Node f = make();
     // An activation the kernels refuse stays a node of its own after the rest.
     if (!supported(f) && passes::drop_activation(g, p) && !p.nodes.empty()) f = make();
@@ -93,14 +79,7 @@ int fuse_matmul(Graph& g, std::span<const KernelSet* const> sets) {
     for (int m : p.nodes) dead[m] = true;
     fused.emplace_back(p.nodes.back(), std::move(f));
   }
-  if (fused.empty()) return 0;
-  for (auto& [at, node] : fused) {
-    g.nodes[at] = std::move(node);
-    dead[at] = false;
-    g.value(g.nodes[at].outputs[0]).producer = at;
-  }
-  passes::erase_nodes(g, dead);
-  return static_cast<int>(fused.size());
+  return passes::place_fused(g, dead, fused);
 }
 
 }  // namespace geon

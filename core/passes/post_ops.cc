@@ -76,4 +76,41 @@ bool drop_activation(const Graph& g, PostOps& p) {
   return true;
 }
 
+std::vector<const KernelEntry*> fused_rows(std::span<const KernelSet* const> sets,
+                                           std::string_view op) {
+  Node probe;
+  probe.domain = "geon";
+  probe.op = std::string(op);
+  probe.opset = 1;
+  std::vector<const KernelEntry*> rows;
+  for (const KernelSet* s : sets)
+    if (s)
+      if (const KernelEntry* e = find_kernel(*s, probe)) rows.push_back(e);
+  return rows;
+}
+
+bool any_supports(const Graph& g, std::span<const KernelEntry* const> rows, const Node& f) {
+  for (const KernelEntry* e : rows)
+    if (!e->supports(g, f)) return true;
+  return false;
+}
+
+void name_after_members(const Graph& g, Node& f, const Node& anchor, const PostOps& p) {
+  std::vector<const Node*> members = {&anchor};
+  for (int m : p.nodes) members.push_back(&g.nodes[m]);
+  f.name = fused_name(members);
+  f.attrs["members"] = strings_attr(members_of(members));
+}
+
+int place_fused(Graph& g, std::vector<bool>& dead, std::vector<std::pair<int, Node>>& fused) {
+  if (fused.empty()) return 0;
+  for (auto& [at, node] : fused) {
+    g.nodes[at] = std::move(node);
+    dead[at] = false;
+    g.value(g.nodes[at].outputs[0]).producer = at;
+  }
+  erase_nodes(g, dead);
+  return static_cast<int>(fused.size());
+}
+
 }  // namespace geon::passes

@@ -26,11 +26,6 @@ namespace {
 
 using passes::Activation;
 
-TensorDesc lift(TensorDesc d, int rank) {
-  while (d.rank() < rank) d = unsqueeze(d, std::vector<int64_t>{0});
-  return d;
-}
-
 // The activation as oneDNN eltwise post-ops.
 std::vector<MatmulPostOps::Eltwise> eltwise_of(const Activation& a) {
   using E = MatmulPostOps::Eltwise;
@@ -175,7 +170,6 @@ struct Config {
 
 void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
   TensorDesc a = ctx.input(0).desc, b = ctx.input(1).desc;
-  require(a.rank() >= 1 && b.rank() >= 1, "FusedMatMul: scalar operands");
   if (cfg.trans_b) {
     require(b.rank() >= 2, "FusedMatMul: trans_b needs a matrix B");
     std::vector<int64_t> perm(static_cast<size_t>(b.rank()));
@@ -183,24 +177,13 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
     std::swap(perm[b.rank() - 1], perm[b.rank() - 2]);
     b = permute(b, perm);
   }
-  const bool a_vec = a.rank() == 1, b_vec = b.rank() == 1;
-  if (a_vec) a = unsqueeze(a, std::vector<int64_t>{0});
-  if (b_vec) b = unsqueeze(b, std::vector<int64_t>{1});
-  require(a.shape.back() == b.shape[b.rank() - 2],
-          "FusedMatMul: inner dims differ: " + to_string(a) + " and " + to_string(b));
-  const int rank = std::max(a.rank(), b.rank());
-  a = lift(a, rank);
-  b = lift(b, rank);
-  Dims full = broadcast_shapes(Dims(a.shape.begin(), a.shape.end() - 2),
-                               Dims(b.shape.begin(), b.shape.end() - 2));
-  Dims out_shape = full;
-  if (!a_vec) out_shape.push_back(a.shape[rank - 2]);
-  if (!b_vec) out_shape.push_back(b.shape[rank - 1]);
-  const TensorRef& out = ctx.output(0, out_shape);
-  TensorDesc dst = out.desc;
-  if (a_vec) dst = unsqueeze(dst, std::vector<int64_t>{dst.rank() - (b_vec ? 0 : 1)});
-  if (b_vec) dst = unsqueeze(dst, std::vector<int64_t>{dst.rank()});
-  dst = lift(dst, rank);
+  const MatmulViews v = matmul_views(a, b, "FusedMatMul");
+  a = v.a;
+  b = v.b;
+  const bool a_vec = v.a_vec, b_vec = v.b_vec;
+  const int rank = v.rank;
+  const TensorRef& out = ctx.output(0, v.out_shape);
+  const TensorDesc dst = v.dst(out.desc);
   const ConstOperand A(a, ctx.input(0).data), B(b, ctx.input(1).data);
   const Operand Y{dst, out.data};
   const bool has_bias = ctx.num_inputs() > 2 && ctx.input(2).present();

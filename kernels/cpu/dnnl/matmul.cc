@@ -1,8 +1,6 @@
 // ONNX MatMul on oneDNN: numpy matmul semantics. 1-D operands are promoted (a to 1×K, b to
 // K×1) and the added dim dropped from the result; batch dims broadcast. All promotion is done
 // with views, so nothing is copied on the way in. A constant 2-D B is prepacked once, here.
-#include <algorithm>
-
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl/matmul_core.h"
@@ -10,15 +8,6 @@
 #include "kernels/cpu/dnnl/packed_matmul.h"
 
 namespace geon::cpu {
-namespace {
-
-// Prepends length-1 dims up to `rank`.
-TensorDesc lift(TensorDesc d, int rank) {
-  while (d.rank() < rank) d = unsqueeze(d, std::vector<int64_t>{0});
-  return d;
-}
-
-}  // namespace
 
 std::shared_ptr<const DnnlPackedMatmul> packed_constant(const Graph& g, const Node& n, int input,
                                                         bool transposed, float alpha) {
@@ -46,29 +35,10 @@ std::unique_ptr<Kernel> create_dnnl_matmul(const Graph& g, const Node& n) {
   auto mm = std::make_shared<DnnlMatmul>();
   auto packed = packed_constant(g, n, 1, false, 1.0f);
   return make_kernel([mm, packed](KernelContext& ctx) {
-    TensorDesc a = ctx.input(0).desc, b = ctx.input(1).desc;
-    require(a.rank() >= 1 && b.rank() >= 1, "MatMul: scalar operands");
-    const bool a_vec = a.rank() == 1, b_vec = b.rank() == 1;
-    if (a_vec) a = unsqueeze(a, std::vector<int64_t>{0});
-    if (b_vec) b = unsqueeze(b, std::vector<int64_t>{1});
-    require(a.shape.back() == b.shape[b.rank() - 2],
-            "MatMul: inner dims differ: " + to_string(a) + " and " + to_string(b));
-    const int rank = std::max(a.rank(), b.rank());
-    a = lift(a, rank);
-    b = lift(b, rank);
-    Dims full = broadcast_shapes(Dims(a.shape.begin(), a.shape.end() - 2),
-                                 Dims(b.shape.begin(), b.shape.end() - 2));
-    Dims out_shape = full;
-    full.push_back(a.shape[rank - 2]);
-    full.push_back(b.shape[rank - 1]);
-    // The ONNX output drops the promoted dims; the oneDNN view of it keeps them.
-    if (!a_vec) out_shape.push_back(a.shape[rank - 2]);
-    if (!b_vec) out_shape.push_back(b.shape[rank - 1]);
-    const TensorRef& out = ctx.output(0, out_shape);
-    TensorDesc dst = out.desc;
-    if (a_vec) dst = unsqueeze(dst, std::vector<int64_t>{dst.rank() - (b_vec ? 0 : 1)});
-    if (b_vec) dst = unsqueeze(dst, std::vector<int64_t>{dst.rank()});
-    dst = lift(dst, rank);
+    const MatmulViews v = matmul_views(ctx.input(0).desc, ctx.input(1).desc, "MatMul");
+    const TensorRef& out = ctx.output(0, v.out_shape);
+    const TensorDesc dst = v.dst(out.desc);
+    const TensorDesc &a = v.a, &b = v.b;
     // The packed B stands in for input 1 only when the run's input is that matrix.
     if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
         packed->run(ConstOperand(a, ctx.input(0).data), Operand{dst, out.data}, nullptr, 0.0f))

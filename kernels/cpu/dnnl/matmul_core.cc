@@ -3,12 +3,14 @@
 // streams and scratchpads of dnnl/runtime.h the per-call cost is a lookup and the memory objects.
 #include "kernels/cpu/dnnl/matmul_core.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 
 #include "core/base/error.h"
+#include "core/desc/views.h"
 #include "kernels/cpu/dnnl/runtime.h"
 
 namespace geon::cpu {
@@ -69,6 +71,37 @@ void add_desc(std::vector<int64_t>& key, const TensorDesc& d) {
 }
 
 }  // namespace
+
+TensorDesc lift(TensorDesc d, int rank) {
+  while (d.rank() < rank) d = unsqueeze(d, std::vector<int64_t>{0});
+  return d;
+}
+
+MatmulViews matmul_views(TensorDesc a, TensorDesc b, std::string_view op) {
+  require(a.rank() >= 1 && b.rank() >= 1, std::string(op) + ": scalar operands");
+  MatmulViews v;
+  v.a_vec = a.rank() == 1;
+  v.b_vec = b.rank() == 1;
+  if (v.a_vec) a = unsqueeze(a, std::vector<int64_t>{0});
+  if (v.b_vec) b = unsqueeze(b, std::vector<int64_t>{1});
+  require(a.shape.back() == b.shape[b.rank() - 2],
+          std::string(op) + ": inner dims differ: " + to_string(a) + " and " + to_string(b));
+  v.rank = std::max(a.rank(), b.rank());
+  v.a = lift(a, v.rank);
+  v.b = lift(b, v.rank);
+  v.out_shape = broadcast_shapes(Dims(v.a.shape.begin(), v.a.shape.end() - 2),
+                                 Dims(v.b.shape.begin(), v.b.shape.end() - 2));
+  if (!v.a_vec) v.out_shape.push_back(v.a.shape[v.rank - 2]);
+  if (!v.b_vec) v.out_shape.push_back(v.b.shape[v.rank - 1]);
+  return v;
+}
+
+TensorDesc MatmulViews::dst(const TensorDesc& out) const {
+  TensorDesc d = out;
+  if (a_vec) d = unsqueeze(d, std::vector<int64_t>{d.rank() - (b_vec ? 0 : 1)});
+  if (b_vec) d = unsqueeze(d, std::vector<int64_t>{d.rank()});
+  return lift(d, rank);
+}
 
 struct DnnlMatmul::Impl {
   mutable std::mutex mu;

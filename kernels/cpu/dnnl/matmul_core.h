@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "core/engine/engine.h"
@@ -25,6 +26,21 @@ struct MatmulPostOps {
   bool sum = false;
   std::vector<Eltwise> eltwise;
 };
+
+// ONNX MatMul's numpy semantics as views: a 1-D a becomes 1xK and a 1-D b Kx1, both are lifted
+// to one rank with length-1 batch dims; `out_shape` is the ONNX output (promoted dims dropped).
+struct MatmulViews {
+  TensorDesc a, b;
+  Dims out_shape;
+  bool a_vec = false, b_vec = false;
+  int rank = 0;
+  // The run's output, seen with the promoted dims kept and lifted to `rank` for oneDNN.
+  TensorDesc dst(const TensorDesc& out) const;
+};
+// Throws naming `op` on scalar operands or inner dims that differ.
+MatmulViews matmul_views(TensorDesc a, TensorDesc b, std::string_view op);
+// d with length-1 dims prepended up to `rank`.
+TensorDesc lift(TensorDesc d, int rank);
 
 class DnnlMatmul {
  public:
