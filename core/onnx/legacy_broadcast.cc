@@ -25,8 +25,8 @@ int64_t numel(const Dims& d) {
 LegacyBroadcast legacy_broadcast(const Node& n) {
   LegacyBroadcast lb;
   if (!n.domain.empty() && n.domain != "ai.onnx") return lb;
-  const bool arith = n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div" ||
-                     n.op == "Pow";
+  const bool arith =
+      n.op == "Add" || n.op == "Sub" || n.op == "Mul" || n.op == "Div" || n.op == "Pow";
   if (n.opset >= 7 || !(arith || n.op == "PRelu")) return lb;
   lb.on = true;
   lb.op = n.op;
@@ -59,9 +59,9 @@ TensorDesc legacy_operand(const LegacyBroadcast& lb, const TensorDesc& a, const 
   require(rb <= ra, lb.op + " (opset < 7) broadcast: B " + dims_text(b.shape) +
                         " has more dims than A " + dims_text(a.shape));
   const int64_t axis = lb.has_axis ? (lb.axis < 0 ? lb.axis + ra : lb.axis) : ra - rb;
-  require(axis >= 0 && axis + rb <= ra,
-          lb.op + " (opset < 7) broadcast: B " + dims_text(b.shape) + " does not fit A " +
-              dims_text(a.shape) + " from axis " + std::to_string(lb.axis));
+  require(axis >= 0 && axis + rb <= ra, lb.op + " (opset < 7) broadcast: B " + dims_text(b.shape) +
+                                            " does not fit A " + dims_text(a.shape) +
+                                            " from axis " + std::to_string(lb.axis));
   for (int i = 0; i < rb; ++i)
     require(b.shape[i] == a.shape[axis + i] || b.shape[i] == 1,
             lb.op + " (opset < 7) broadcast: B " + dims_text(b.shape) + " does not match A " +

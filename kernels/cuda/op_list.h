@@ -27,51 +27,51 @@ constexpr unsigned type_class() {
 }
 
 // X(Functor, "name", type classes, bool result, condition first)
-#define GEON_CUDA_UNARY_OPS(X)                      \
-  X(Identity, "identity", kAll, false, false)       \
-  X(Neg, "neg", kF | kI, false, false)              \
-  X(Abs, "abs", kNum, false, false)                 \
-  X(Square, "square", kNum, false, false)           \
-  X(Sign, "sign", kNum, false, false)               \
-  X(Relu, "relu", kF | kI, false, false)            \
-  X(Not, "not", kB, false, false)                   \
-  X(BitwiseNot, "bitwise_not", kInts, false, false) \
-  X(Exp, "exp", kF, false, false)                   \
-  X(Log, "log", kF, false, false)                   \
-  X(Sqrt, "sqrt", kF, false, false)                 \
-  X(Reciprocal, "reciprocal", kF, false, false)     \
-  X(Sin, "sin", kF, false, false)                   \
-  X(Cos, "cos", kF, false, false)                   \
-  X(Tan, "tan", kF, false, false)                   \
-  X(Asin, "asin", kF, false, false)                 \
-  X(Acos, "acos", kF, false, false)                 \
-  X(Atan, "atan", kF, false, false)                 \
-  X(Sinh, "sinh", kF, false, false)                 \
-  X(Cosh, "cosh", kF, false, false)                 \
-  X(Asinh, "asinh", kF, false, false)               \
-  X(Acosh, "acosh", kF, false, false)               \
-  X(Atanh, "atanh", kF, false, false)               \
-  X(Tanh, "tanh", kF, false, false)                 \
-  X(Erf, "erf", kF, false, false)                   \
-  X(Floor, "floor", kF, false, false)               \
-  X(Ceil, "ceil", kF, false, false)                 \
-  X(Round, "round", kF, false, false)               \
-  X(Sigmoid, "sigmoid", kF, false, false)           \
-  X(Softplus, "softplus", kF, false, false)         \
-  X(Softsign, "softsign", kF, false, false)         \
-  X(LeakyRelu, "leaky_relu", kF, false, false)      \
-  X(Elu, "elu", kF, false, false)                   \
-  X(Selu, "selu", kF, false, false)                 \
-  X(Celu, "celu", kF, false, false)                 \
-  X(Gelu, "gelu", kF, false, false)                 \
-  X(GeluTanh, "gelu_tanh", kF, false, false)        \
-  X(HardSigmoid, "hard_sigmoid", kF, false, false)  \
-  X(HardSwish, "hard_swish", kF, false, false)      \
-  X(Mish, "mish", kF, false, false)                 \
-  X(Swish, "swish", kF, false, false)               \
+#define GEON_CUDA_UNARY_OPS(X)                             \
+  X(Identity, "identity", kAll, false, false)              \
+  X(Neg, "neg", kF | kI, false, false)                     \
+  X(Abs, "abs", kNum, false, false)                        \
+  X(Square, "square", kNum, false, false)                  \
+  X(Sign, "sign", kNum, false, false)                      \
+  X(Relu, "relu", kF | kI, false, false)                   \
+  X(Not, "not", kB, false, false)                          \
+  X(BitwiseNot, "bitwise_not", kInts, false, false)        \
+  X(Exp, "exp", kF, false, false)                          \
+  X(Log, "log", kF, false, false)                          \
+  X(Sqrt, "sqrt", kF, false, false)                        \
+  X(Reciprocal, "reciprocal", kF, false, false)            \
+  X(Sin, "sin", kF, false, false)                          \
+  X(Cos, "cos", kF, false, false)                          \
+  X(Tan, "tan", kF, false, false)                          \
+  X(Asin, "asin", kF, false, false)                        \
+  X(Acos, "acos", kF, false, false)                        \
+  X(Atan, "atan", kF, false, false)                        \
+  X(Sinh, "sinh", kF, false, false)                        \
+  X(Cosh, "cosh", kF, false, false)                        \
+  X(Asinh, "asinh", kF, false, false)                      \
+  X(Acosh, "acosh", kF, false, false)                      \
+  X(Atanh, "atanh", kF, false, false)                      \
+  X(Tanh, "tanh", kF, false, false)                        \
+  X(Erf, "erf", kF, false, false)                          \
+  X(Floor, "floor", kF, false, false)                      \
+  X(Ceil, "ceil", kF, false, false)                        \
+  X(Round, "round", kF, false, false)                      \
+  X(Sigmoid, "sigmoid", kF, false, false)                  \
+  X(Softplus, "softplus", kF, false, false)                \
+  X(Softsign, "softsign", kF, false, false)                \
+  X(LeakyRelu, "leaky_relu", kF, false, false)             \
+  X(Elu, "elu", kF, false, false)                          \
+  X(Selu, "selu", kF, false, false)                        \
+  X(Celu, "celu", kF, false, false)                        \
+  X(Gelu, "gelu", kF, false, false)                        \
+  X(GeluTanh, "gelu_tanh", kF, false, false)               \
+  X(HardSigmoid, "hard_sigmoid", kF, false, false)         \
+  X(HardSwish, "hard_swish", kF, false, false)             \
+  X(Mish, "mish", kF, false, false)                        \
+  X(Swish, "swish", kF, false, false)                      \
   X(ThresholdedRelu, "thresholded_relu", kF, false, false) \
-  X(Shrink, "shrink", kNum, false, false)           \
-  X(IsNan, "isnan", kF, true, false)                \
+  X(Shrink, "shrink", kNum, false, false)                  \
+  X(IsNan, "isnan", kF, true, false)                       \
   X(IsInf, "isinf", kF, true, false)
 
 #define GEON_CUDA_BINARY_OPS(X)                                  \

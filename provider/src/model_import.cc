@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "provider/src/status.h"
 #include "core/passes/pipeline.h"
+#include "provider/src/status.h"
 
 namespace geon::provider {
 namespace {

@@ -141,7 +141,6 @@ void store_output(const TensorRef& dst, std::span<const int64_t> perm, DType com
                   const std::vector<std::byte>& scratch);
 // body(begin, end) over [0, count) in parts on the default thread pool, each item costing
 // about `cost` elements of work.
-void parallel_rows(int64_t count, int64_t cost,
-                   const std::function<void(int64_t, int64_t)>& body);
+void parallel_rows(int64_t count, int64_t cost, const std::function<void(int64_t, int64_t)>& body);
 
 }  // namespace geon::cpu
