@@ -131,20 +131,9 @@ class DnnlAttention {
 
   void run_softmax(float* x, int64_t rows, int64_t n) const {
     const auto p = softmax(rows, n);
-    dnnl::engine& engine = dnnl_engine();
-    dnnl::memory mem(p->md, engine, x);
-    std::optional<dnnl::memory> scratch;
-    dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, mem.get()}, {DNNL_ARG_DST, mem.get()}};
-    int count = 2;
-    if (p->scratch_bytes) {
-      scratch.emplace(p->scratch, engine, dnnl_thread_scratchpad(p->scratch_bytes));
-      args[count++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
-    }
-    dnnl_match_thread_count();
-    dnnl::stream& stream = dnnl_thread_stream();
-    if (dnnl_primitive_execute(p->prim.get(), stream.get(), count, args) != dnnl_success)
-      fail(ErrorCode::kInternal, "oneDNN softmax: execution failed");
-    stream.wait();
+    dnnl::memory mem(p->md, dnnl_engine(), x);
+    const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, mem.get()}, {DNNL_ARG_DST, mem.get()}};
+    dnnl_run(p->prim, args, p->scratch, p->scratch_bytes, "oneDNN softmax: execution failed");
   }
 
   // False, with nothing written, when these shapes are left to the generic kernel.

@@ -255,11 +255,8 @@ dims_t weights_dims(const Dims& w, int64_t g, bool transpose) {
 }
 
 void run_reorder(const dnnl::reorder& r, dnnl::memory& from, dnnl::memory& to) {
-  dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, to.get()}};
-  dnnl::stream& s = dnnl_thread_stream();
-  if (dnnl_primitive_execute(r.get(), s.get(), 2, args) != dnnl_success)
-    fail(ErrorCode::kInternal, "oneDNN reorder of convolution weights failed");
-  s.wait();
+  const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, to.get()}};
+  dnnl_run(r, args, {}, 0, "oneDNN reorder of convolution weights failed");
 }
 
 // A dense row-major copy of a view oneDNN cannot read (negative or zero strides).
@@ -344,17 +341,8 @@ struct DnnlConv::Impl {
     dnnl::engine& engine = dnnl_engine();
     dnnl::memory fmem(*fm, engine, at(from.data, from.desc));
     dnnl::memory tmem(*tm, engine, at(to.data, to.desc));
-    std::optional<dnnl::memory> scratch;
-    dnnl_exec_arg_t args[3] = {{DNNL_ARG_FROM, fmem.get()}, {DNNL_ARG_TO, tmem.get()}};
-    int n = 2;
-    if (c->scratch_bytes) {
-      scratch.emplace(c->scratch, engine, dnnl_thread_scratchpad(c->scratch_bytes));
-      args[n++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
-    }
-    dnnl::stream& st = dnnl_thread_stream();
-    if (dnnl_primitive_execute(c->prim.get(), st.get(), n, args) != dnnl_success)
-      fail(ErrorCode::kInternal, o.op + ": oneDNN layout reorder failed");
-    st.wait();
+    const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, fmem.get()}, {DNNL_ARG_TO, tmem.get()}};
+    dnnl_run(c->prim, args, c->scratch, c->scratch_bytes, o.op + ": oneDNN layout reorder failed");
   }
 
   bool use_packed(const Dims& w) const { return packed && w == packed_w_shape; }
@@ -485,7 +473,7 @@ struct DnnlConv::Impl {
 
     dnnl::memory sm(channels_last_md(x.desc.shape), engine, at(x.data, x.desc));
     dnnl::memory dm(channels_last_md(work.desc.shape), engine, at(work.data, work.desc));
-    std::optional<dnnl::memory> bm, scratch;
+    std::optional<dnnl::memory> bm;
     dnnl_exec_arg_t args[5] = {
         {DNNL_ARG_SRC, sm.get()}, {DNNL_ARG_WEIGHTS, wm.get()}, {DNNL_ARG_DST, dm.get()}};
     int n = 3;
@@ -494,14 +482,8 @@ struct DnnlConv::Impl {
                  at(bias->base(), bias->desc));
       args[n++] = {DNNL_ARG_BIAS, bm->get()};
     }
-    if (e->scratch_bytes) {
-      scratch.emplace(e->scratch, engine, dnnl_thread_scratchpad(e->scratch_bytes));
-      args[n++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
-    }
-    dnnl::stream& s = dnnl_thread_stream();
-    if (dnnl_primitive_execute(e->prim.get(), s.get(), n, args) != dnnl_success)
-      fail(ErrorCode::kInternal, o.op + ": oneDNN execution failed");
-    s.wait();
+    dnnl_run(e->prim, std::span(args, n), e->scratch, e->scratch_bytes,
+             o.op + ": oneDNN execution failed");
     if (!direct) {
       copy(dst, ConstOperand(work));
       g_layout_copies.fetch_add(1, std::memory_order_relaxed);

@@ -178,7 +178,7 @@ void execute(const Entry& e, const void* a, const void* b, void* c, const void* 
   dnnl::memory am(e.a, engine, const_cast<void*>(a));
   dnnl::memory bm(e.b, engine, const_cast<void*>(b));
   dnnl::memory cm(e.c, engine, c);
-  std::optional<dnnl::memory> biasm, scratchm;
+  std::optional<dnnl::memory> biasm;
   // The C entry point takes the arguments as an array: no map is built per call.
   dnnl_exec_arg_t args[5] = {
       {DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, bm.get()}, {DNNL_ARG_DST, cm.get()}};
@@ -187,15 +187,8 @@ void execute(const Entry& e, const void* a, const void* b, void* c, const void* 
     biasm.emplace(e.bias, engine, const_cast<void*>(bias));
     args[n++] = {DNNL_ARG_BIAS, biasm->get()};
   }
-  if (e.scratch_bytes) {
-    scratchm.emplace(e.scratch, engine, dnnl_thread_scratchpad(e.scratch_bytes));
-    args[n++] = {DNNL_ARG_SCRATCHPAD, scratchm->get()};
-  }
-  dnnl_match_thread_count();
-  dnnl::stream& s = dnnl_thread_stream();
-  if (dnnl_primitive_execute(e.prim->get(), s.get(), n, args) != dnnl_success)
-    fail(ErrorCode::kInternal, "oneDNN matmul: execution failed");
-  s.wait();
+  dnnl_run(*e.prim, std::span(args, n), e.scratch, e.scratch_bytes,
+           "oneDNN matmul: execution failed");
 }
 
 }  // namespace

@@ -103,8 +103,8 @@ void run_layer_norm(const LnSetup& s, KernelContext& ctx) {
       return dnnl::memory(md, engine, const_cast<void*>(at));
     };
     std::vector<dnnl::memory> held;
-    held.reserve(7);
-    std::array<dnnl_exec_arg_t, 7> args{};
+    held.reserve(6);
+    std::array<dnnl_exec_arg_t, 6> args{};
     int count = 0;
     auto add = [&](int arg, const dnnl::memory::desc& md, const void* at) {
       held.push_back(mem(md, at));
@@ -118,13 +118,8 @@ void run_layer_norm(const LnSetup& s, KernelContext& ctx) {
       add(DNNL_ARG_MEAN, p->stat, mean.data());
       add(DNNL_ARG_VARIANCE, p->stat, var.data());
     }
-    if (p->scratch_bytes)
-      add(DNNL_ARG_SCRATCHPAD, p->scratch, dnnl_thread_scratchpad(p->scratch_bytes));
-    dnnl_match_thread_count();
-    dnnl::stream& stream = dnnl_thread_stream();
-    if (dnnl_primitive_execute(p->prim.get(), stream.get(), count, args.data()) != dnnl_success)
-      fail(ErrorCode::kInternal, "oneDNN layer normalization: execution failed");
-    stream.wait();
+    dnnl_run(p->prim, std::span(args.data(), count), p->scratch, p->scratch_bytes,
+             "oneDNN layer normalization: execution failed");
     if (!direct) assign(dst_of(y), ConstOperand(row_major(DType::kFloat, shape), ys.data()));
   } else if (n == 0) {
     std::fill(mean.begin(), mean.end(), std::nanf(""));

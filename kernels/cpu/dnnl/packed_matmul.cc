@@ -168,7 +168,7 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
   dnnl::engine& engine = dnnl_engine();
   dnnl::memory am(src_md(rows, p.k), engine, ptr(a.data, a.desc));
   dnnl::memory dm(dst_md(rows, p.n), engine, ptr(dst.data, dst.desc));
-  std::optional<dnnl::memory> biasm, scratchm;
+  std::optional<dnnl::memory> biasm;
   // The C entry point takes the arguments as an array: no map is built per call.
   dnnl_exec_arg_t args[5] = {
       {DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, p.weights_mem.get()}, {DNNL_ARG_DST, dm.get()}};
@@ -177,15 +177,8 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
     biasm.emplace(dnnl::memory::desc({p.n}, f32, tag::a), engine, ptr(bias->base(), bias->desc));
     args[count++] = {DNNL_ARG_BIAS, biasm->get()};
   }
-  if (e->scratch_bytes) {
-    scratchm.emplace(e->scratch, engine, dnnl_thread_scratchpad(e->scratch_bytes));
-    args[count++] = {DNNL_ARG_SCRATCHPAD, scratchm->get()};
-  }
-  dnnl_match_thread_count();
-  dnnl::stream& s = dnnl_thread_stream();
-  if (dnnl_primitive_execute(e->prim->get(), s.get(), count, args) != dnnl_success)
-    fail(ErrorCode::kInternal, "oneDNN prepacked matmul: execution failed");
-  s.wait();
+  dnnl_run(*e->prim, std::span(args, count), e->scratch, e->scratch_bytes,
+           "oneDNN prepacked matmul: execution failed");
   return true;
 }
 

@@ -207,18 +207,8 @@ class DnnlPool {
   void execute(const Entry& e, void* src, void* dst) const {
     dnnl::engine& engine = dnnl_engine();
     dnnl::memory sm(e.src, engine, src), dm(e.dst, engine, dst);
-    std::optional<dnnl::memory> scratch;
-    dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, sm.get()}, {DNNL_ARG_DST, dm.get()}};
-    int n = 2;
-    if (e.scratch_bytes) {
-      scratch.emplace(e.scratch, engine, dnnl_thread_scratchpad(e.scratch_bytes));
-      args[n++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
-    }
-    dnnl_match_thread_count();
-    dnnl::stream& st = dnnl_thread_stream();
-    if (dnnl_primitive_execute(e.prim->get(), st.get(), n, args) != dnnl_success)
-      fail(ErrorCode::kInternal, op_ + ": oneDNN pooling execution failed");
-    st.wait();
+    const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, sm.get()}, {DNNL_ARG_DST, dm.get()}};
+    dnnl_run(*e.prim, args, e.scratch, e.scratch_bytes, op_ + ": oneDNN pooling execution failed");
   }
 
   std::string op_;

@@ -4,9 +4,13 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
 
+#include "core/base/error.h"
 #include "core/engine/thread_pool.h"
 
 namespace geon::cpu {
@@ -37,6 +41,24 @@ void* dnnl_thread_scratchpad(size_t bytes) {
   }
   const auto at = reinterpret_cast<uintptr_t>(buffer.get());
   return buffer.get() + ((kAlign - at % kAlign) % kAlign);
+}
+
+void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
+              const dnnl::memory::desc& scratch, size_t scratch_bytes, std::string_view failure) {
+  dnnl_exec_arg_t all[8];
+  require(args.size() < 8, "dnnl_run: too many arguments");
+  std::copy(args.begin(), args.end(), all);
+  int n = static_cast<int>(args.size());
+  std::optional<dnnl::memory> pad;
+  if (scratch_bytes) {
+    pad.emplace(scratch, dnnl_engine(), dnnl_thread_scratchpad(scratch_bytes));
+    all[n++] = {DNNL_ARG_SCRATCHPAD, pad->get()};
+  }
+  dnnl_match_thread_count();
+  dnnl::stream& stream = dnnl_thread_stream();
+  if (dnnl_primitive_execute(prim.get(), stream.get(), n, all) != dnnl_success)
+    fail(ErrorCode::kInternal, std::string(failure));
+  stream.wait();
 }
 
 }  // namespace geon::cpu

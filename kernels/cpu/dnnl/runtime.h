@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <span>
+#include <string_view>
 
 namespace geon::cpu {
 
@@ -19,5 +21,11 @@ void dnnl_match_thread_count();
 // This thread's scratch memory, at least `bytes` long and 64-byte aligned; valid until the
 // thread's next call.
 void* dnnl_thread_scratchpad(size_t bytes);
+
+// Runs a primitive made with a user scratchpad on this thread's stream and waits for it: `args`
+// (at most 7) plus, when scratch_bytes > 0, this thread's scratchpad as DNNL_ARG_SCRATCHPAD,
+// with oneDNN's threads matched to the caller's first. Throws kInternal with `failure`.
+void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
+              const dnnl::memory::desc& scratch, size_t scratch_bytes, std::string_view failure);
 
 }  // namespace geon::cpu

@@ -80,18 +80,8 @@ void run_softmax(const SoftmaxCache& cache, KernelContext& ctx, int64_t axis_att
   const auto p = cache.get(outer, n, inner);
   dnnl::engine& engine = dnnl_engine();
   dnnl::memory src(p->md, engine, const_cast<float*>(xp)), dst(p->md, engine, yp);
-  std::optional<dnnl::memory> scratch;
-  dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, src.get()}, {DNNL_ARG_DST, dst.get()}};
-  int count = 2;
-  if (p->scratch_bytes) {
-    scratch.emplace(p->scratch, engine, dnnl_thread_scratchpad(p->scratch_bytes));
-    args[count++] = {DNNL_ARG_SCRATCHPAD, scratch->get()};
-  }
-  dnnl_match_thread_count();
-  dnnl::stream& stream = dnnl_thread_stream();
-  if (dnnl_primitive_execute(p->prim.get(), stream.get(), count, args) != dnnl_success)
-    fail(ErrorCode::kInternal, "oneDNN softmax: execution failed");
-  stream.wait();
+  const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, src.get()}, {DNNL_ARG_DST, dst.get()}};
+  dnnl_run(p->prim, args, p->scratch, p->scratch_bytes, "oneDNN softmax: execution failed");
   if (!direct) assign(dst_of(y), ConstOperand(row_major(DType::kFloat, s), ys.data()));
 }
 
