@@ -32,6 +32,23 @@ struct PoolSpec {
   bool column_major = false;  // storage_order 1: Indices count the first spatial dim fastest
 };
 
+// Element offset in d of plane (n, c) at output position o, over its first `dims` spatial dims.
+int64_t offset_at(const TensorDesc& d, int64_t n, int64_t c, const std::vector<int64_t>& o,
+                  int dims) {
+  int64_t at = n * d.strides[0] + c * d.strides[1];
+  for (int k = 0; k < dims; ++k) at += o[k] * d.strides[k + 2];
+  return at;
+}
+
+// Steps o, the output position over its first `dims` spatial dims, to the next one in
+// row-major order (wrapping to all zeros after the last).
+void next_position(std::vector<int64_t>& o, const Dims& out, int dims) {
+  for (int k = dims - 1; k >= 0; --k) {
+    if (++o[k] < out[k]) return;
+    o[k] = 0;
+  }
+}
+
 PoolKind kind_of(std::string_view op) {
   if (op == "MaxPool" || op == "GlobalMaxPool") return PoolKind::kMax;
   if (op == "AveragePool" || op == "GlobalAveragePool") return PoolKind::kAvg;
@@ -176,17 +193,10 @@ struct PoolRun {
       const T* xp = x + nn * xd.strides[0] + cc * xd.strides[1];
       std::fill(o.begin(), o.end(), 0);
       for (int64_t e = 0; e < outs; ++e) {
-        int64_t yo = nn * yd.strides[0] + cc * yd.strides[1], io = 0;
-        for (int d = 0; d < s; ++d) yo += o[d] * yd.strides[d + 2];
-        if (idx) {
-          io = nn * id->strides[0] + cc * id->strides[1];
-          for (int d = 0; d < s; ++d) io += o[d] * id->strides[d + 2];
-        }
+        const int64_t yo = offset_at(yd, nn, cc, o, s);
+        const int64_t io = idx ? offset_at(*id, nn, cc, o, s) : 0;
         element<K>(xp, pl, o, y + yo, idx ? idx + io : nullptr, cur);
-        for (int d = s - 1; d >= 0; --d) {
-          if (++o[d] < g.out[d]) break;
-          o[d] = 0;
-        }
+        next_position(o, g.out, s);
       }
     }
   }
@@ -322,12 +332,8 @@ struct PoolRun {
       const T* xp = x + nn * xd.strides[0] + cc * xd.strides[1];
       std::fill(o.begin(), o.end(), 0);
       for (int64_t row = 0; row < rows; ++row) {
-        int64_t yo = nn * yd.strides[0] + cc * yd.strides[1], io = 0;
-        for (int d = 0; d < last; ++d) yo += o[d] * yd.strides[d + 2];
-        if (idx) {
-          io = nn * id->strides[0] + cc * id->strides[1];
-          for (int d = 0; d < last; ++d) io += o[d] * id->strides[d + 2];
-        }
+        const int64_t yo = offset_at(yd, nn, cc, o, last);
+        const int64_t io = idx ? offset_at(*id, nn, cc, o, last) : 0;
         T* yr = y + yo;
         int64_t* ir = idx ? idx + io : nullptr;
         // The outer windows. A row none of whose windows reads X goes through element(), and so
@@ -355,10 +361,7 @@ struct PoolRun {
         }
         edge(z, width);
         o[last] = 0;
-        for (int d = last - 1; d >= 0; --d) {
-          if (++o[d] < g.out[d]) break;
-          o[d] = 0;
-        }
+        next_position(o, g.out, last);
       }
     }
   }
@@ -452,10 +455,7 @@ struct PoolRun {
           }
         }
       }
-      for (int d = s - 1; d >= 0; --d) {
-        if (++o[d] < g.out[d]) break;
-        o[d] = 0;
-      }
+      next_position(o, g.out, s);
     }
   }
 
