@@ -30,11 +30,24 @@ struct ImportOptions {
   bool trust_value_info = true;
 };
 
+// What the ModelProto says about itself (for InferenceSession.get_modelmeta and the like);
+// none of it affects how the model runs.
+struct ModelMetadata {
+  std::string producer_name, producer_version, domain, doc_string;
+  int64_t model_version = 0;
+  bool has_model_version = false;  // onnxruntime tells "no version" apart from version 0
+  int64_t ir_version = 0;
+  std::string graph_name, graph_doc_string;
+  std::map<std::string, int64_t> opset_imports;  // as the model declares them (domain as written)
+  std::map<std::string, std::string> metadata_props;
+};
+
 struct ImportedModel {
   std::shared_ptr<Graph> graph;
   std::map<std::string, int> opsets;  // domain ("" = default) -> version
   int64_t ir_version = 0;
   std::string producer;
+  ModelMetadata metadata;
   std::string source;  // the path, or "<bytes>", for messages
 };
 

@@ -11,12 +11,28 @@ namespace geon {
 
 namespace {
 
+void read_metadata(const onnx::ModelProto& m, ModelMetadata& md) {
+  md.producer_name = m.producer_name();
+  md.producer_version = m.producer_version();
+  md.domain = m.domain();
+  md.doc_string = m.doc_string();
+  md.model_version = m.model_version();
+  md.has_model_version = m.has_model_version();
+  md.ir_version = m.ir_version();
+  md.graph_name = m.graph().name();
+  md.graph_doc_string = m.graph().doc_string();
+  for (const auto& os : m.opset_import()) md.opset_imports[os.domain()] = os.version();
+  // A repeated key keeps its last value, as onnxruntime's custom_metadata_map does.
+  for (const auto& p : m.metadata_props()) md.metadata_props[p.key()] = p.value();
+}
+
 ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
                            const std::string& source) {
   ImportedModel out;
   out.source = source;
   out.ir_version = m.ir_version();
   out.producer = m.producer_name();
+  read_metadata(m, out.metadata);
   if (!m.has_graph()) fail(ErrorCode::kInvalidArgument, source + ": the model has no graph");
   importer::BuildState st;
   st.opt = &opt;

@@ -23,7 +23,8 @@ static_assert(offsetof(GeonApi, run) == 8 + 15 * sizeof(void*));
 static_assert(offsetof(GeonApi, compile) == 8 + 37 * sizeof(void*));
 static_assert(offsetof(GeonApi, session_input_has_default) == 8 + 38 * sizeof(void*));
 // Append-only: a new function goes last, and these offsets never change.
-static_assert(sizeof(GeonApi) == 8 + 39 * sizeof(void*), "version 1 has 39 functions");
+static_assert(offsetof(GeonApi, session_model_metadata) == 8 + 39 * sizeof(void*));
+static_assert(sizeof(GeonApi) == 8 + 40 * sizeof(void*), "version 2 has 40 functions");
 
 const char* library_version() noexcept {
   static const std::string text = std::string("0.1.0 (") + compiled_sets() + ")";
@@ -71,6 +72,7 @@ constexpr GeonApi kApi = {
     capability_node_reason,
     compile,
     session_input_has_default,
+    session_model_metadata,
 };
 
 }  // namespace

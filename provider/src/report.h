@@ -16,6 +16,8 @@ std::string chrome_trace(const std::vector<ProfileEvent>& events);
 GeonStatus* placement_report(const GeonSession* s, char** json) noexcept;
 GeonStatus* end_profiling(GeonSession* s, char** json) noexcept;
 GeonStatus* session_graph_dump(const GeonSession* s, char** text) noexcept;
+// The ModelProto's metadata as JSON (metadata.cc).
+GeonStatus* session_model_metadata(const GeonSession* s, char** json) noexcept;
 
 // A malloc'ed copy for the caller (release_string frees it).
 char* copy_string(const std::string& s);

@@ -113,7 +113,9 @@ GeonStatus* create_session(const char* model_path, const GeonOptions* options,
     *out = nullptr;
     const ProviderOptions& o = options_or_default(options);
     ImportedModel m = import_from_path(model_path, o);
-    *out = make_session(std::move(m.graph), o, resolve_devices(o.devices)).release();
+    auto s = make_session(std::move(m.graph), o, resolve_devices(o.devices));
+    s->metadata = std::move(m.metadata);
+    *out = s.release();
   });
 }
 
@@ -124,7 +126,9 @@ GeonStatus* create_session_from_bytes(const void* bytes, size_t size, const char
     *out = nullptr;
     const ProviderOptions& o = options_or_default(options);
     ImportedModel m = import_from_bytes(bytes, size, base_dir, o);
-    *out = make_session(std::move(m.graph), o, resolve_devices(o.devices)).release();
+    auto s = make_session(std::move(m.graph), o, resolve_devices(o.devices));
+    s->metadata = std::move(m.metadata);
+    *out = s.release();
   });
 }
 

@@ -9,6 +9,7 @@
 #include "core/graph/graph.h"
 #include "core/runtime/executor.h"
 #include "geon/geon.h"
+#include "importer/import.h"
 #include "provider/src/devices.h"
 #include "provider/src/options.h"
 
@@ -33,6 +34,8 @@ struct GeonSession {
   // Session input i is graph->inputs[input_order[i]]: inputs without a default come first.
   std::vector<int> input_order;
   std::vector<geon::provider::ValueInfoStore> inputs, outputs;
+  // The ModelProto's own description (empty for sessions compiled from a capability).
+  geon::ModelMetadata metadata;
 };
 
 namespace geon::provider {

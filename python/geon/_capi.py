@@ -2,7 +2,8 @@
 
 GeonApi's fields mirror the header's struct member by member, in order: the table is
 append-only, so this list may only grow at its end (tests/python checks it against the header).
-The library is found through the GEON_PROVIDER environment variable or set_library_path().
+The library is found through set_library_path(), else the GEON_PROVIDER environment variable,
+else the copy installed inside the package (geon/lib/libgeon_provider.so, put there by the wheel).
 """
 
 import ctypes
@@ -11,39 +12,27 @@ import threading
 
 from ctypes import POINTER, c_char_p, c_int, c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p
 
-API_VERSION = 1
+API_VERSION = 2
 
-# GeonErrorCode
-OK = 0
-INVALID_ARGUMENT = 1
-INVALID_MODEL = 2
-UNSUPPORTED = 3
-NOT_FOUND = 4
-RESOURCE_EXHAUSTED = 5
-INTERNAL = 6
-VERSION_MISMATCH = 7
-
-CODE_NAMES = {
-    OK: "OK",
-    INVALID_ARGUMENT: "INVALID_ARGUMENT",
-    INVALID_MODEL: "INVALID_MODEL",
-    UNSUPPORTED: "UNSUPPORTED",
-    NOT_FOUND: "NOT_FOUND",
-    RESOURCE_EXHAUSTED: "RESOURCE_EXHAUSTED",
-    INTERNAL: "INTERNAL",
-    VERSION_MISMATCH: "VERSION_MISMATCH",
-}
-
-
-class GeonError(Exception):
-    """A failed geon call: .code is the GeonErrorCode number, .code_name its name, str() the
-    provider's message (which names the node, op, input and reason where there is one)."""
-
-    def __init__(self, message, code=INTERNAL):
-        super().__init__(message)
-        self.code = code
-        self.code_name = CODE_NAMES.get(code, "code %d" % code)
-        self.message = message
+# The error codes and classes live in _errors; they are re-exported here for the modules that
+# have always found them in _capi.
+from ._errors import (  # noqa: E402
+    CODE_NAMES,
+    INTERNAL,
+    INVALID_ARGUMENT,
+    INVALID_MODEL,
+    NOT_FOUND,
+    OK,
+    RESOURCE_EXHAUSTED,
+    UNSUPPORTED,
+    VERSION_MISMATCH,
+    CALL,
+    CREATE,
+    RUN,
+    EPFail,
+    GeonError,
+)
+from . import _errors  # noqa: E402
 
 
 class GeonTensor(ctypes.Structure):
@@ -132,6 +121,8 @@ _API_FIELDS = [
     ("compile", _F(_status, _handle, _handle, c_size_t, _handle, _out)),
     # appended after the first release of version 1
     ("session_input_has_default", _F(c_int, _handle, c_size_t)),
+    # version 2
+    ("session_model_metadata", _F(_status, _handle, _out)),
 ]
 
 
@@ -159,11 +150,19 @@ def set_library_path(path):
         _explicit_path = path
 
 
+# Where `pip install .` puts the library: inside the package, beside this file.
+_PACKAGED_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib", "libgeon_provider.so")
+
+
 def library_path():
-    """The path that is (or will be) loaded, or None when neither way of naming it is set."""
+    """The path that is (or will be) loaded: set_library_path's, else GEON_PROVIDER's, else the
+    library installed inside the package; None when there is none of these."""
     if _loaded is not None:
         return _loaded[0]
-    return _explicit_path or os.environ.get("GEON_PROVIDER") or None
+    named = _explicit_path or os.environ.get("GEON_PROVIDER")
+    if named:
+        return named
+    return _PACKAGED_PATH if os.path.isfile(_PACKAGED_PATH) else None
 
 
 def api():
@@ -179,13 +178,14 @@ def api():
 
 def _load(path):
     if not path:
-        raise GeonError(
-            "libgeon_provider.so is not located: set the environment variable GEON_PROVIDER to its "
-            "path (for example build/provider/libgeon_provider.so) or call geon.set_library_path(path)",
+        raise EPFail(
+            "libgeon_provider.so is not located: this geon package has none inside it (install it "
+            "with `pip install .` from the repository root), and neither GEON_PROVIDER (for example "
+            "build/provider/libgeon_provider.so) nor geon.set_library_path(path) names one",
             NOT_FOUND,
         )
     if not os.path.isfile(path):
-        raise GeonError(
+        raise EPFail(
             "libgeon_provider.so not found at %r (from %s)"
             % (path, "set_library_path" if _explicit_path else "GEON_PROVIDER"),
             NOT_FOUND,
@@ -193,21 +193,21 @@ def _load(path):
     try:
         lib = ctypes.CDLL(os.path.abspath(path), mode=os.RTLD_LOCAL | os.RTLD_NOW)
     except OSError as e:
-        raise GeonError("cannot load %s: %s" % (path, e), NOT_FOUND) from None
+        raise EPFail("cannot load %s: %s" % (path, e), NOT_FOUND) from None
     try:
         get_api = lib.geon_get_api
     except AttributeError:
-        raise GeonError("%s does not export geon_get_api: not a geon provider" % path, NOT_FOUND) from None
+        raise EPFail("%s does not export geon_get_api: not a geon provider" % path, NOT_FOUND) from None
     get_api.restype = POINTER(GeonApi)
     get_api.argtypes = [c_uint32, POINTER(c_char_p)]
     refusal = c_char_p()
     table = get_api(API_VERSION, ctypes.byref(refusal))
     if not table:
         why = refusal.value.decode("utf-8", "replace") if refusal.value else "no reason given"
-        raise GeonError("%s refused C API version %d: %s" % (path, API_VERSION, why), VERSION_MISMATCH)
+        raise EPFail("%s refused C API version %d: %s" % (path, API_VERSION, why), VERSION_MISMATCH)
     table = table.contents
     if table.version < API_VERSION:
-        raise GeonError(
+        raise EPFail(
             "%s has C API version %d, older than the %d this package needs"
             % (path, table.version, API_VERSION),
             VERSION_MISMATCH,
@@ -215,15 +215,16 @@ def _load(path):
     return (path, lib, table)
 
 
-def check(status):
-    """Raises GeonError for a non-NULL GeonStatus* (and frees it); returns None for success."""
+def check(status, stage=CALL):
+    """Raises the GeonError subclass for a non-NULL GeonStatus* (and frees it), as the code
+    means while doing `stage` (CALL, CREATE or RUN); returns None for success."""
     if not status:
         return
     table = api()
     code = table.status_code(status)
     message = table.status_message(status)
     table.release_status(status)
-    raise GeonError(message.decode("utf-8", "replace") if message else "(no message)", code)
+    raise _errors.make(message.decode("utf-8", "replace") if message else "(no message)", code, stage)
 
 
 def take_string(pointer):

@@ -27,7 +27,9 @@ class GeonBackendRep(BackendRep):
 
     def __init__(self, session):
         self.session = session
-        self._input_names = [i.name for i in session.get_inputs()]
+        # Positional inputs: those without a default, then those with one (which may be fed).
+        inputs = session.get_inputs() + session.get_overridable_initializers()
+        self._input_names = [i.name for i in inputs]
         self._output_names = [o.name for o in session.get_outputs()]
 
     def run(self, inputs, **kwargs):

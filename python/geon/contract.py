@@ -6,7 +6,7 @@ compile a claimed subgraph into an InferenceSession over its boundary values.
 import ctypes
 import os
 
-from . import _capi
+from . import _capi, _providers
 from .options import NativeOptions, SessionOptions, option_pairs
 from .session import InferenceSession, _model_bytes
 
@@ -48,9 +48,9 @@ class Model:
         data = _model_bytes(model)
         if data is not None:
             base = os.fsencode(base_dir) if base_dir is not None else None
-            _capi.check(table.load_model_from_bytes(data, len(data), base, ctypes.byref(out)))
+            _capi.check(table.load_model_from_bytes(data, len(data), base, ctypes.byref(out)), _capi.CREATE)
         elif isinstance(model, (str, os.PathLike)):
-            _capi.check(table.load_model(os.fsencode(model), ctypes.byref(out)))
+            _capi.check(table.load_model(os.fsencode(model), ctypes.byref(out)), _capi.CREATE)
         else:
             raise _capi.GeonError(
                 "model must be a path, bytes or an onnx.ModelProto, not %s" % type(model).__name__,
@@ -75,7 +75,7 @@ class Capability:
         self._options = (sess_options or SessionOptions()).copy()
         self._providers = providers
         out = ctypes.c_void_p()
-        with NativeOptions(option_pairs(self._options, providers)) as native:
+        with NativeOptions(option_pairs(self._options, _providers.resolve(providers).devices)) as native:
             _capi.check(table.get_capability(model._owner.handle, native.handle, ctypes.byref(out)))
         self._owner = _Owned(out, "release_capability", keep=model._owner)
         handle = self._owner.handle
@@ -103,10 +103,11 @@ class Capability:
             )
         table = _capi.api()
         out = ctypes.c_void_p()
-        with NativeOptions(option_pairs(self._options, self._providers)) as native:
+        with NativeOptions(option_pairs(self._options, _providers.resolve(self._providers).devices)) as native:
             _capi.check(
                 table.compile(
                     self._model._owner.handle, self._owner.handle, subgraph, native.handle, ctypes.byref(out)
-                )
+                ),
+                _capi.CREATE,
             )
         return InferenceSession._from_handle(out, self._options, self._providers)

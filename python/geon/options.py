@@ -1,47 +1,107 @@
-"""SessionOptions (onnxruntime's attribute names) and their translation into the C ABI's
-option keys; provider names ("cpu.dnnl", "CUDAExecutionProvider", ...) into the "devices" list.
-Values are checked by the library when the session is created (a bad one is a GeonError).
+"""SessionOptions and RunOptions with onnxruntime's attribute names, its GraphOptimizationLevel
+and ExecutionMode enums, and the translation of options into the C ABI's option keys. Values
+are checked when the session is created (a bad one is InvalidArgument).
+
+geon runs a graph's nodes one after another (each node may use several threads), so
+inter_op_num_threads and execution_mode are accepted and kept but change nothing.
 """
 
 import ctypes
+import enum
 import operator
 
 from . import _capi
 
-# onnxruntime provider names, so that code written for it runs unchanged.
-_PROVIDER_ALIASES = {
-    "CPUExecutionProvider": "cpu",
-    "DnnlExecutionProvider": "cpu.dnnl",
-    "CUDAExecutionProvider": "cuda",
-}
+
+class _OrtEnum(enum.IntEnum):
+    """An IntEnum that prints as onnxruntime's enums do ("GraphOptimizationLevel.ORT_ENABLE_ALL")."""
+
+    def __str__(self):
+        return "%s.%s" % (type(self).__name__, self.name)
+
+    def __format__(self, spec):
+        return format(int(self), spec) if spec else str(self)
+
+
+class GraphOptimizationLevel(_OrtEnum):
+    """onnxruntime's levels; geon maps them onto its optimization_level 0 (none), 1 (constant
+    folding) and 2 (folding and fusions): DISABLE_ALL 0, BASIC 1, EXTENDED and above 2."""
+
+    ORT_DISABLE_ALL = 0
+    ORT_ENABLE_BASIC = 1
+    ORT_ENABLE_EXTENDED = 2
+    ORT_ENABLE_LAYOUT = 3
+    ORT_ENABLE_ALL = 99
+
+
+class ExecutionMode(_OrtEnum):
+    """Accepted for onnxruntime compatibility: geon always runs nodes sequentially."""
+
+    ORT_SEQUENTIAL = 0
+    ORT_PARALLEL = 1
+
 
 _LOG_LEVELS = ("verbose", "info", "warning", "error")
 # onnxruntime's severities: 0 verbose, 1 info, 2 warning, 3 error, 4 fatal.
 _ORT_SEVERITY = {0: "verbose", 1: "info", 2: "warning", 3: "error", 4: "error"}
 
+DEFAULT_PROFILE_PREFIX = "geon_profile"
+
+_default_severity = None  # set_default_logger_severity's level, when called
+
+
+def set_default_logger_severity(severity):
+    """The log severity (onnxruntime's 0..4) of sessions that set neither log_severity_level
+    nor log_level; geon's own default is 3 (errors only)."""
+    global _default_severity
+    if isinstance(severity, bool) or not isinstance(severity, int) or severity not in _ORT_SEVERITY:
+        raise _capi.GeonError("set_default_logger_severity(%r): expected 0..4" % (severity,), _capi.INVALID_ARGUMENT)
+    _default_severity = severity
+
 
 class SessionOptions:
-    """Per-session settings. The defaults are the library's own defaults."""
+    """Per-session settings, with onnxruntime's attribute names (and geon's own extras: strict,
+    log_level, arena_limit_bytes, poison_freed). The defaults are the library's defaults."""
 
     def __init__(self):
-        self.intra_op_num_threads = 0  # 0: one engine thread per hardware thread
-        self.graph_optimization_level = 2  # 0: none; 1: constant folding; 2 and above: fusions
-        self.strict = False  # fail creation when a node cannot run on the first provider
+        self.intra_op_num_threads = 0  # 0: the process-wide engine pool
+        self.inter_op_num_threads = 0  # accepted; geon runs nodes sequentially
+        self.graph_optimization_level = GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.execution_mode = ExecutionMode.ORT_SEQUENTIAL  # accepted; always sequential
         self.enable_profiling = False
-        self.log_level = "error"  # "error", "warning", "info", "verbose", or 0..4 as onnxruntime
+        self.profile_file_prefix = DEFAULT_PROFILE_PREFIX
+        self.log_severity_level = -1  # -1: log_level decides; else onnxruntime's 0..4
+        self.log_verbosity_level = 0
+        self.logid = ""
+        # Accepted for onnxruntime compatibility; geon's arena planning is always on.
+        self.enable_cpu_mem_arena = True
+        self.enable_mem_pattern = True
+        self.enable_mem_reuse = True
+        self.use_deterministic_compute = False
+        self.optimized_model_filepath = ""
+        # geon's own
+        self.strict = False  # fail creation when a node cannot run on the first provider
+        # "error", "warning", "info", "verbose", or 0..4 as onnxruntime; None: the default
+        # (set_default_logger_severity's, else "error")
+        self.log_level = None
         self.arena_limit_bytes = 0  # 0: no limit
         self.poison_freed = False  # debug: fill dead arena regions with 0xFF
         self._entries = {}
 
     def add_session_config_entry(self, key, value):
-        """Passes one raw C ABI option (see geon.h); it overrides the attribute of that key."""
+        """Keeps a configuration entry. A key of geon.h's options (such as "devices" or
+        "strict") is passed to the library as is and overrides the attribute of that key;
+        onnxruntime's own keys ("session.*", "optimization.*", ...) are kept but unused."""
         self._entries[str(key)] = str(value)
 
     def get_session_config_entry(self, key):
-        return self._entries[str(key)]
+        try:
+            return self._entries[str(key)]
+        except KeyError:
+            raise RuntimeError("SessionOptions does not have configuration with key: %s" % key) from None
 
     def copy(self):
-        other = SessionOptions()
+        other = SessionOptions.__new__(SessionOptions)
         other.__dict__.update(self.__dict__)
         other._entries = dict(self._entries)
         return other
@@ -49,6 +109,52 @@ class SessionOptions:
     def __repr__(self):
         fields = ", ".join("%s=%r" % (k, v) for k, v in vars(self).items() if not k.startswith("_"))
         return "SessionOptions(%s)" % fields
+
+
+class RunOptions:
+    """Per-run settings, as onnxruntime's. geon honours terminate (a run with it set fails
+    with Fail before starting); the log levels and tags are kept but unused."""
+
+    def __init__(self):
+        self.log_severity_level = -1
+        self.log_verbosity_level = 0
+        self.logid = ""
+        self.terminate = False
+        self.only_execute_path_to_fetches = False
+        self._entries = {}
+
+    @property
+    def run_tag(self):
+        """onnxruntime's older name for logid."""
+        return self.logid
+
+    @run_tag.setter
+    def run_tag(self, value):
+        self.logid = value
+
+    def add_run_config_entry(self, key, value):
+        self._entries[str(key)] = str(value)
+
+    def get_run_config_entry(self, key):
+        try:
+            return self._entries[str(key)]
+        except KeyError:
+            raise RuntimeError("RunOptions does not have configuration with key: %s" % key) from None
+
+
+# The C ABI's option keys: a config entry of one of these is passed to the library.
+_LIBRARY_KEYS = (
+    "devices",
+    "intra_op_threads",
+    "optimization_level",
+    "strict",
+    "profiling",
+    "log_level",
+    "arena_limit_bytes",
+    "poison_freed",
+)
+# Namespaces of onnxruntime's session config keys: kept, never passed on.
+_ORT_KEY_PREFIXES = ("session.", "optimization.", "ep.", "mlas.", "kernel.", "gpu.", "cpu.")
 
 
 def _bad(attribute, value, why):
@@ -74,17 +180,25 @@ def _flag(value):
 
 
 def _optimization_level(value):
-    # onnxruntime's GraphOptimizationLevel is an enum (0, 1, 2, 99); geon has 0, 1 and 2.
+    # onnxruntime's GraphOptimizationLevel (0, 1, 2, 3, 99); geon has 0, 1 and 2.
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise _bad("graph_optimization_level", value, "expected an integer level") from None
+        raise _bad("graph_optimization_level", value, "expected a GraphOptimizationLevel") from None
     if number < 0:
         raise _bad("graph_optimization_level", value, "must not be negative")
     return str(min(number, 2))
 
 
-def _log_level(value):
+def _log_level(options):
+    severity = options.log_severity_level
+    if severity is not None and not (isinstance(severity, int) and severity == -1):
+        if isinstance(severity, bool) or not isinstance(severity, int) or severity not in _ORT_SEVERITY:
+            raise _bad("log_severity_level", severity, "expected -1 or an onnxruntime severity 0..4")
+        return _ORT_SEVERITY[severity]
+    value = options.log_level
+    if value is None:
+        return _ORT_SEVERITY[_default_severity] if _default_severity is not None else "error"
     if isinstance(value, str):
         if value.lower() not in _LOG_LEVELS:
             raise _bad("log_level", value, "expected one of %s" % ", ".join(_LOG_LEVELS))
@@ -94,30 +208,9 @@ def _log_level(value):
     raise _bad("log_level", value, "expected a level name or an onnxruntime severity 0..4")
 
 
-def devices(providers):
-    """The "devices" option for a provider list, or None for the library's default."""
-    if providers is None:
-        return None
-    if isinstance(providers, str):
-        providers = [providers]
-    names = []
-    for p in providers:
-        if isinstance(p, tuple):  # onnxruntime's (name, {options}) form: options unsupported
-            if len(p) != 2 or p[1]:
-                raise _capi.GeonError(
-                    "provider %r: per-provider options are not supported" % (p,), _capi.INVALID_ARGUMENT
-                )
-            p = p[0]
-        if not isinstance(p, str) or not p:
-            raise _capi.GeonError("provider %r: expected a kernel set name" % (p,), _capi.INVALID_ARGUMENT)
-        names.append(_PROVIDER_ALIASES.get(p, p))
-    if not names:
-        raise _capi.GeonError("providers is empty: name at least one kernel set", _capi.INVALID_ARGUMENT)
-    return ",".join(names)
-
-
-def option_pairs(options, providers):
-    """(key, value) pairs for the C ABI, in a fixed order, raw entries last."""
+def option_pairs(options, device_list):
+    """(key, value) pairs for the C ABI, in a fixed order, raw library entries last.
+    device_list: the "devices" value, or None for the library's default."""
     options = options if options is not None else SessionOptions()
     if not isinstance(options, SessionOptions):
         raise _capi.GeonError(
@@ -125,7 +218,6 @@ def option_pairs(options, providers):
             _capi.INVALID_ARGUMENT,
         )
     pairs = []
-    device_list = devices(providers)
     if device_list is not None:
         pairs.append(("devices", device_list))
     pairs += [
@@ -133,11 +225,13 @@ def option_pairs(options, providers):
         ("optimization_level", _optimization_level(options.graph_optimization_level)),
         ("strict", _flag(options.strict)),
         ("profiling", _flag(options.enable_profiling)),
-        ("log_level", _log_level(options.log_level)),
+        ("log_level", _log_level(options)),
         ("arena_limit_bytes", _count("arena_limit_bytes", options.arena_limit_bytes)),
         ("poison_freed", _flag(options.poison_freed)),
     ]
-    raw = dict(options._entries)
+    # onnxruntime's own config keys are kept for get_session_config_entry but mean nothing here;
+    # any other key goes to the library, which refuses the unknown ones.
+    raw = {k: v for k, v in options._entries.items() if not k.startswith(_ORT_KEY_PREFIXES)}
     pairs = [(k, raw.pop(k, v)) for k, v in pairs]
     return pairs + sorted(raw.items())
 

@@ -1,6 +1,7 @@
 """geon.InferenceSession over the built library (GEON_PROVIDER): results against onnxruntime,
 metadata, output subsets, error reporting, options, profiling and the placement report."""
 
+import contextlib
 import json
 import os
 import subprocess
@@ -21,6 +22,16 @@ import geon
 # agree to ~1e-6, so the ONNX rtol with an absolute floor a little above float32 noise.
 RTOL, ATOL = 1e-3, 1e-5
 PROVIDER_LISTS = [None, ["cpu.dnnl", "cpu.generic"], ["cpu"], ["CPUExecutionProvider"]]
+
+
+@contextlib.contextmanager
+def _working_directory(folder):
+    before = os.getcwd()
+    os.chdir(folder)
+    try:
+        yield
+    finally:
+        os.chdir(before)
 
 
 def _reference(model, feed, output_names=None):
@@ -304,10 +315,16 @@ class Errors(unittest.TestCase):
         return caught.exception
 
     def test_wrong_input_name(self):
-        self.assertGeonError(lambda: self.session.run(None, {"not_x": self.x}), "not_x")
+        error = self.assertGeonError(lambda: self.session.run(None, {"x": self.x, "not_x": self.x}), "not_x")
+        self.assertIsInstance(error, geon.InvalidArgument)
 
     def test_missing_input(self):
-        self.assertGeonError(lambda: self.session.run(None, {}), "x")
+        # onnxruntime checks this before running, with a ValueError naming the missing inputs.
+        for feed in ({}, {"not_x": self.x}):
+            with self.subTest(feed=list(feed)):
+                with self.assertRaises(ValueError) as caught:
+                    self.session.run(None, feed)
+                self.assertIn("['x']", str(caught.exception))
 
     def test_wrong_dtype(self):
         self.assertGeonError(lambda: self.session.run(None, {"x": self.x.astype(np.float64)}), "x")
@@ -517,24 +534,45 @@ class Reports(unittest.TestCase):
         options = geon.SessionOptions()
         options.enable_profiling = True
         model = _models.mlp()
-        session = geon.InferenceSession(model, sess_options=options)
-        feed = _feed_for(model, 2, seed=0)
-        session.run(None, feed)
-        session.run(None, feed)
-        events = json.loads(session.end_profiling())["traceEvents"]
+        with tempfile.TemporaryDirectory() as folder, _working_directory(folder):
+            session = geon.InferenceSession(model, sess_options=options)
+            feed = _feed_for(model, 2, seed=0)
+            session.run(None, feed)
+            session.run(None, feed)
+            path = session.end_profiling()
+            # onnxruntime's naming: <prefix>_<date>_<time>.json in the current directory
+            self.assertRegex(path, r"^geon_profile_\d{4}-\d\d-\d\d_\d\d-\d\d-\d\d_\d{3}\.json$")
+            with open(os.path.join(folder, path)) as f:
+                events = json.load(f)  # onnxruntime's layout: an array of events
+            # profiling has ended: later calls write nothing
+            self.assertEqual(session.end_profiling(), "")
         self.assertGreater(len(events), 0)
         for event in events:
             self.assertEqual(event["ph"], "X")
+            self.assertEqual(event["cat"], "Node")
             self.assertGreaterEqual(event["dur"], 0)
+            self.assertEqual(event["args"]["provider"], "CPUExecutionProvider")
         self.assertEqual(len(events) % 2, 0, "two runs record the same events twice")
-        # the next call reports only the runs since this one
-        self.assertEqual(json.loads(session.end_profiling())["traceEvents"], [])
+        ops = {event["args"]["op_name"] for event in events}
+        self.assertTrue(ops & {"MatMul", "geon.FusedMatMul", "FusedMatMul"}, ops)
+
+    def test_profile_file_prefix_names_the_file(self):
+        options = geon.SessionOptions()
+        options.enable_profiling = True
+        options.profile_file_prefix = "my_trace"
+        with tempfile.TemporaryDirectory() as folder, _working_directory(folder):
+            session = geon.InferenceSession(_models.mlp(), sess_options=options)
+            path = session.end_profiling()
+            self.assertTrue(path.startswith("my_trace_"), path)
+            self.assertEqual(os.listdir(folder), [path])
 
     def test_profile_is_empty_when_profiling_is_off(self):
         model = _models.mlp()
-        session = geon.InferenceSession(model)
-        session.run(None, _feed_for(model, 1, seed=0))
-        self.assertEqual(json.loads(session.end_profiling())["traceEvents"], [])
+        with tempfile.TemporaryDirectory() as folder, _working_directory(folder):
+            session = geon.InferenceSession(model)
+            session.run(None, _feed_for(model, 1, seed=0))
+            self.assertEqual(session.end_profiling(), "")
+            self.assertEqual(os.listdir(folder), [])
 
     def test_placement_report_is_a_dict_with_memory(self):
         report = geon.InferenceSession(_models.mlp()).placement_report()

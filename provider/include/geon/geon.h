@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* The version this header describes. Version N's table is a prefix of version N+1's. */
-#define GEON_API_VERSION 1u
+#define GEON_API_VERSION 2u
 
 typedef enum GeonErrorCode {
   GEON_OK = 0,
@@ -200,12 +200,22 @@ typedef struct GeonApi {
   /* 1 when session input i has a default (an initializer a run may override), else 0 (also
    * for a bad index or a NULL session). Thread-safety: any. */
   int (*session_input_has_default)(const GeonSession* s, size_t i);
+
+  /* --- version 2 -------------------------------------------------------------------------- */
+  /* The model's own description as JSON: {"producer_name", "producer_version", "domain",
+   * "model_version", "description" (the model's doc_string), "graph_name",
+   * "graph_description" (the graph's doc_string), "ir_version", "opset_imports":
+   * {domain: version} as declared, "custom_metadata": {key: value} from metadata_props}.
+   * Strings are "" and numbers 0 where the model sets none, but "model_version" is null
+   * then (0 is a version). Sessions made by compile() report none of it.
+   * Thread-safety: any. */
+  GeonStatus* (*session_model_metadata)(const GeonSession* s, char** json);
 } GeonApi;
 
 /* The only exported symbol. Returns the table when this library implements `version` (or
  * newer); otherwise NULL, with *error (when error is non-NULL) set to a message saying which
  * version the library has and which was asked for ("libgeon_provider implements C API
- * version 1; the host asked for version 2"). The text is owned by the library and stays
+ * version 2; the host asked for version 3"). The text is owned by the library and stays
  * valid until the same thread's next refused call. On success *error is set to NULL. */
 typedef const GeonApi* (*GeonGetApiFn)(uint32_t version, const char** error);
 #if defined(__GNUC__)

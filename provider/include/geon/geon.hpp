@@ -390,6 +390,12 @@ class Session {
     check(*api_, api_->session_graph_dump(h_, &s));
     return take_string(*api_, s);
   }
+  // The model's producer, versions, doc strings, opset imports and metadata_props as JSON.
+  std::string model_metadata() const {
+    char* s = nullptr;
+    check(*api_, api_->session_model_metadata(h_, &s));
+    return take_string(*api_, s);
+  }
   GeonSession* get() const { return h_; }
 
  private:
