@@ -45,6 +45,74 @@ std::string layouts_json(const Graph& g) {
   return out + (count ? "\n    ]}" : "]}");
 }
 
+// A node's value list with "" for an omitted optional input or output (-1).
+std::string slot_names(const Graph& g, const std::vector<int>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + json_string(values[i] < 0 ? "" : g.values.at(values[i]).name);
+  return out + "]";
+}
+
+// A fused node's `members` attribute ("Op:name" per original node), as a JSON list; "" when the
+// node was not fused.
+std::string members_json(const Node& n) {
+  const Attribute* m = n.attr("members");
+  if (!m || m->kind != Attribute::Kind::kStrings) return "";
+  std::string out = "[";
+  for (size_t i = 0; i < m->strings.size(); ++i)
+    out += (i ? ", " : "") + json_string(m->strings[i]);
+  return out + "]";
+}
+
+std::string shape_json(const Value& v) {
+  if (!v.rank_known) return "null";
+  std::string out = "[";
+  for (int d = 0; d < v.rank(); ++d) {
+    const Length& n = v.axes[d].length;
+    out += d ? ", " : "";
+    out += n.is_static() ? std::to_string(n.value) : n.is_symbol() ? json_string(n.symbol) : "null";
+  }
+  return out + "]";
+}
+
+// Every value the graph's nodes, inputs and outputs name: dtype, shape (symbols as strings, null
+// where unknown), kind, and the layout when it is not row-major. Values the passes left without
+// a reader or a writer are not listed. One line each, so a big graph stays one pass.
+std::string values_json(const Graph& g) {
+  std::vector<bool> is_output(g.values.size(), false), listed(g.values.size(), false);
+  for (int o : g.outputs) {
+    if (o < 0) continue;
+    is_output[o] = true;
+    listed[o] = true;
+  }
+  for (int i : g.inputs)
+    if (i >= 0) listed[i] = true;
+  for (const Node& n : g.nodes) {
+    for (int v : n.inputs)
+      if (v >= 0) listed[v] = true;
+    for (int v : n.outputs)
+      if (v >= 0) listed[v] = true;
+  }
+  std::string out = "{";
+  bool first = true;
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    if (!listed[i]) continue;
+    const Value& v = g.values[i];
+    const char* kind = is_output[i]                     ? "output"
+                       : v.kind == ValueKind::kInput    ? "input"
+                       : v.kind == ValueKind::kConstant ? "constant"
+                       : v.kind == ValueKind::kOuter    ? "outer"
+                                                        : "intermediate";
+    out += std::string(first ? "" : ",") + "\n    " + json_string(v.name) +
+           ": {\"dtype\": " + json_string(dtype_name(v.dtype())) + ", \"shape\": " + shape_json(v) +
+           ", \"kind\": " + json_string(kind);
+    if (!v.layout.empty()) out += ", \"layout\": " + json_string(layout_name(v));
+    out += "}";
+    first = false;
+  }
+  return out + (first ? "}" : "\n  }");
+}
+
 }  // namespace
 
 std::string placement_json(const Graph& g, const Placement& p,
@@ -67,7 +135,11 @@ std::string placement_json(const Graph& g, const Placement& p,
            ", \"op\": " + json_string((n.domain.empty() ? "" : n.domain + ".") + n.op) +
            ", \"opset\": " + std::to_string(n.opset) + ", \"set\": " + node_set(n, np.set) +
            ", \"device\": " + node_device(n, np.set) +
-           ", \"subgraph\": " + std::to_string(np.subgraph) + ", \"refusals\": [";
+           ", \"subgraph\": " + std::to_string(np.subgraph) +
+           ", \"inputs\": " + slot_names(g, n.inputs) +
+           ", \"outputs\": " + slot_names(g, n.outputs);
+    if (const std::string m = members_json(n); !m.empty()) out += ", \"members\": " + m;
+    out += ", \"refusals\": [";
     for (size_t r = 0; r < np.refusals.size(); ++r)
       out += std::string(r ? ", " : "") + "{\"set\": " + set_name(np.refusals[r].set) +
              ", \"reason\": " + json_string(np.refusals[r].reason) + "}";
@@ -92,7 +164,8 @@ std::string placement_json(const Graph& g, const Placement& p,
            ", \"from\": " + json_string(to_string(tr.from)) +
            ", \"to\": " + json_string(to_string(tr.to)) + "}";
   }
-  return out + "\n  ],\n  \"layouts\": " + layouts_json(g) + "\n}\n";
+  return out + "\n  ],\n  \"layouts\": " + layouts_json(g) + ",\n  \"values\": " + values_json(g) +
+         "\n}\n";
 }
 
 }  // namespace geon

@@ -21,7 +21,10 @@ constexpr const char* kRunOwnUsage =
     "  --repeat N             timed runs (default 100)\n"
     "  --duration SECONDS     time runs for this long instead of --repeat\n"
     "  --report FILE.json     write the placement report\n"
-    "  --profile FILE.json    record and write a Chrome-trace profile of every run\n"
+    "  --profile FILE.json    record and write a Chrome-trace profile of every run, and print\n"
+    "                         a per-op summary of it at the end: op type, kernel set, count,\n"
+    "                         total ms, mean us, share % (all runs: the first, and with --perf\n"
+    "                         the warmup and timed runs; profiling adds a little to each run)\n"
     "  --save-outputs DIR     write each output to DIR/NAME.npy\n";
 const std::string kRunUsage = std::string(kRunOwnUsage) + kProviderArgsUsage;
 

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <filesystem>
 
+#include <fnmatch.h>
+
 #include "tools/common/host_tensor.h"
 
 namespace geon::tools {
@@ -30,8 +32,18 @@ int64_t numbered(const std::string& file, const std::string& prefix) {
 
 }  // namespace
 
+bool filter_selects(const std::vector<std::string>& filters, const std::string& name) {
+  if (filters.empty()) return true;
+  for (const auto& f : filters) {
+    const bool glob = f.find_first_of("*?[") != std::string::npos;
+    if (glob ? fnmatch(f.c_str(), name.c_str(), 0) == 0 : name.find(f) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
 std::vector<TestCase> discover_tests(const std::vector<std::string>& dirs,
-                                     const std::string& filter) {
+                                     const std::vector<std::string>& filters) {
   std::vector<TestCase> out;
   for (const auto& d : dirs) {
     const fs::path root(d);
@@ -53,7 +65,7 @@ std::vector<TestCase> discover_tests(const std::vector<std::string>& dirs,
                 [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
     }
     for (auto& t : found) {
-      if (filter.empty() || t.name.find(filter) != std::string::npos) out.push_back(std::move(t));
+      if (filter_selects(filters, t.name)) out.push_back(std::move(t));
     }
   }
   return out;

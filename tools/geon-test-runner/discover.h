@@ -12,9 +12,15 @@ struct TestCase {
   std::string dir;
 };
 
-// ToolError when a DIR does not exist or holds no test.
+// Whether a test named `name` is selected by `filters` (--filter, repeatable): none given
+// selects all; else any one matching does. A filter with *, ? or [ is a glob over the whole name
+// (fnmatch), any other a substring.
+bool filter_selects(const std::vector<std::string>& filters, const std::string& name);
+
+// The tests under `dirs` that `filters` select; ToolError when a DIR does not exist or holds no
+// test.
 std::vector<TestCase> discover_tests(const std::vector<std::string>& dirs,
-                                     const std::string& filter);
+                                     const std::vector<std::string>& filters);
 
 // A test's data sets (test_data_set_*), sorted; each set's input_N.pb / output_N.pb files
 // sorted by N.

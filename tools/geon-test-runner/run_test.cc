@@ -1,11 +1,7 @@
 #include "tools/geon-test-runner/run_test.h"
 
-#include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -163,65 +159,24 @@ TestResult run_test(const geon::api::Library& lib, const TestCase& test, const R
   return r;
 }
 
-TestResult run_test_isolated(const geon::api::Library& lib, const TestCase& test,
-                             const RunnerArgs& args) {
-  const auto t0 = Clock::now();
-  TestResult r{test.name, TestStatus::kFail, "", 0};
-  int fds[2];
-  if (pipe(fds) != 0) throw ToolError(std::string("pipe failed: ") + std::strerror(errno));
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    throw ToolError(std::string("fork failed: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string msg = encode(run_in_process(lib, test, args));
-    size_t done = 0;
-    while (done < msg.size()) {
-      const ssize_t n = write(fds[1], msg.data() + done, msg.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
-    }
-    _exit(0);  // no destructors or atexit handlers of the parent's state in the child
-  }
-  close(fds[1]);
-  std::string msg;
-  bool timed_out = false;
-  char buf[4096];
-  while (true) {
-    const double left_ms = args.timeout_s * 1000.0 -
-                           std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (left_ms <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(std::min(left_ms, 1000.0)) + 1);
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;  // the child closed the pipe: done or dead
-    msg.append(buf, static_cast<size_t>(n));
-  }
-  close(fds[0]);
-  if (timed_out) kill(pid, SIGKILL);
-  int wstatus = 0;
-  while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-  }
-  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (timed_out) {
-    r.message = "timed out after " + std::to_string(args.timeout_s) + " s";
-  } else if (WIFSIGNALED(wstatus)) {
-    r.message = std::string("crashed: ") + strsignal(WTERMSIG(wstatus));
-  } else if (msg.empty()) {
+std::string run_test_for_parent(const geon::api::Library& lib, const TestCase& test,
+                                const RunnerArgs& args) {
+  return encode(run_in_process(lib, test, args));
+}
+
+TestResult child_result(const std::string& name, const ChildEnd& end, double timeout_s) {
+  TestResult r{name, TestStatus::kFail, "", end.seconds};
+  if (end.timed_out) {
+    r.message = "timed out after " + std::to_string(timeout_s) + " s";
+  } else if (WIFSIGNALED(end.wait_status)) {
+    r.message = std::string("crashed: ") + strsignal(WTERMSIG(end.wait_status));
+  } else if (end.message.empty()) {
     r.message = "the test process exited without a result";
   } else {
-    r.status = msg[0] == 'P'   ? TestStatus::kPass
-               : msg[0] == 'U' ? TestStatus::kUnsupported
-                               : TestStatus::kFail;
-    r.message = msg.substr(1);
+    r.status = end.message[0] == 'P'   ? TestStatus::kPass
+               : end.message[0] == 'U' ? TestStatus::kUnsupported
+                                       : TestStatus::kFail;
+    r.message = end.message.substr(1);
   }
   return r;
 }

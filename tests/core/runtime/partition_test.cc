@@ -226,6 +226,49 @@ TEST(Partition, JsonReportListsLayoutsAndTheReordersAtTheirEdges) {
   EXPECT_EQ(json.find("\"node\": \"conv_b\""), std::string::npos) << json;  // inside the run
 }
 
+// The report names each node's input and output values ("" for an omitted optional input), a
+// fused node's members, and every value's dtype, shape (symbols as strings), kind and layout.
+TEST(Partition, JsonReportListsNodeValuesMembersAndTheValueTable) {
+  GraphBuilder b;
+  const int x = b.input("x");
+  const int w = b.constant("w");
+  const int y = b.node("conv+relu", "Relu", {x, w});
+  b.last().inputs.push_back(-1);  // an omitted optional input
+  Attribute members;
+  members.kind = Attribute::Kind::kStrings;
+  members.strings = {"Conv:conv", "Relu:relu"};
+  b.last().attrs["members"] = members;
+  b.output(b.node("plain", "Relu", {y}));
+  Graph& g = b.graph();
+  g.values[x].axes = Axes({make_axis(g.factory(), "batch", Length::symbolic("batch")),
+                           make_axis(g.factory(), "", Length::known(64)),
+                           make_axis(g.factory(), "", Length::unknown())});
+  g.values[y].layout = {0, 2, 1};
+  const Placement p = partition(g, kGpuFirst);
+  const std::string json = placement_json(g, p, kGpuFirst);
+  EXPECT_NE(json.find("\"inputs\": [\"x\", \"w\", \"\"], \"outputs\": [\"conv+relu\"], "
+                      "\"members\": [\"Conv:conv\", \"Relu:relu\"]"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"inputs\": [\"conv+relu\"], \"outputs\": [\"plain\"], \"refusals\""),
+            std::string::npos)
+      << json;  // no members on an unfused node
+  EXPECT_NE(json.find("\"x\": {\"dtype\": \"float\", \"shape\": [\"batch\", 64, null], "
+                      "\"kind\": \"input\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"w\": {\"dtype\": \"float\", \"shape\": [], \"kind\": \"constant\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"conv+relu\": {\"dtype\": \"float\", \"shape\": [], \"kind\": "
+                      "\"intermediate\", \"layout\": \"0,2,1\"}"),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"plain\": {\"dtype\": \"float\", \"shape\": [], \"kind\": \"output\"}"),
+            std::string::npos)
+      << json;
+}
+
 // No set runs If/Loop/Scan (the executor runs their bodies), so partition() leaves them
 // unclaimed for a host, while the report says who runs them.
 TEST(Partition, ControlFlowIsUnclaimedButReportedAsControlOnTheHost) {

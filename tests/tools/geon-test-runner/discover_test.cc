@@ -36,7 +36,7 @@ class DiscoverTest : public ::testing::Test {
 };
 
 TEST_F(DiscoverTest, ADirectoryOfTestsGivesEachTestSortedAndSkipsOthers) {
-  const auto tests = discover_tests({root_.string()}, "");
+  const auto tests = discover_tests({root_.string()}, {});
   ASSERT_EQ(tests.size(), 3u);
   EXPECT_EQ(tests[0].name, "test_a");
   EXPECT_EQ(tests[1].name, "test_b");
@@ -44,17 +44,32 @@ TEST_F(DiscoverTest, ADirectoryOfTestsGivesEachTestSortedAndSkipsOthers) {
 }
 
 TEST_F(DiscoverTest, ATestDirectoryIsOneTestAndTheFilterSelectsBySubstring) {
-  const auto one = discover_tests({(root_ / "test_b").string()}, "");
+  const auto one = discover_tests({(root_ / "test_b").string()}, {});
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].name, "test_b");
-  const auto filtered = discover_tests({root_.string()}, "_long");
+  const auto filtered = discover_tests({root_.string()}, {"_long"});
   ASSERT_EQ(filtered.size(), 1u);
   EXPECT_EQ(filtered[0].name, "test_c_long");
 }
 
+// Repeated filters select the union; one with a wildcard is a glob over the whole name.
+TEST_F(DiscoverTest, FiltersAreSubstringsOrGlobsAndRepeatedOnesAddUp) {
+  const auto names = [&](const std::vector<std::string>& filters) {
+    std::vector<std::string> out;
+    for (const auto& t : discover_tests({root_.string()}, filters)) out.push_back(t.name);
+    return out;
+  };
+  EXPECT_EQ(names({"test_a", "_long"}), (std::vector<std::string>{"test_a", "test_c_long"}));
+  EXPECT_EQ(names({"test_?"}), (std::vector<std::string>{"test_a", "test_b"}));
+  EXPECT_EQ(names({"*long"}), (std::vector<std::string>{"test_c_long"}));
+  EXPECT_EQ(names({"long*"}), (std::vector<std::string>{}));  // a glob matches the whole name
+  EXPECT_EQ(names({"test_[ab]*"}), (std::vector<std::string>{"test_a", "test_b"}));
+  EXPECT_TRUE(filter_selects({}, "anything"));
+}
+
 TEST_F(DiscoverTest, MissingOrEmptyDirectoriesAreErrors) {
-  EXPECT_THROW(discover_tests({(root_ / "nope").string()}, ""), ToolError);
-  EXPECT_THROW(discover_tests({(root_ / "not_a_test").string()}, ""), ToolError);
+  EXPECT_THROW(discover_tests({(root_ / "nope").string()}, {}), ToolError);
+  EXPECT_THROW(discover_tests({(root_ / "not_a_test").string()}, {}), ToolError);
 }
 
 TEST_F(DiscoverTest, DataFilesAreOrderedByNumber) {
