@@ -11,20 +11,29 @@
 #include "core/runtime/partition.h"
 #include "geon/geon.h"
 #include "provider/src/devices.h"
+#include "provider/src/handles.h"
 
-struct GeonModel {
-  std::shared_ptr<const geon::Graph> graph;
+namespace geon::provider {
+
+// What a GeonModel handle stands for.
+struct Model {
+  std::shared_ptr<const Graph> graph;
   std::vector<std::string> ops;  // per node: "op", or "domain.op" outside the default domain
 };
 
-struct GeonCapability {
-  std::shared_ptr<const geon::Graph> graph;  // the model's, to check compile's arguments
-  std::vector<const geon::KernelSet*> sets;
-  geon::Placement placement;
+// What a GeonCapability handle stands for.
+struct Capability {
+  std::shared_ptr<const Graph> graph;  // the model's, to check compile's arguments
+  std::vector<const KernelSet*> sets;
+  Placement placement;
   std::vector<std::string> reasons;  // per node, "" when claimed
 };
 
-namespace geon::provider {
+using ModelTable = HandleTable<GeonModel, Model, HandleKind::kModel>;
+using CapabilityTable = HandleTable<GeonCapability, Capability, HandleKind::kCapability>;
+// The live GeonModel and GeonCapability handles.
+ModelTable& model_table();
+CapabilityTable& capability_table();
 
 GeonStatus* load_model(const char* model_path, GeonModel** out) noexcept;
 GeonStatus* load_model_from_bytes(const void* bytes, size_t size, const char* base_dir,

@@ -40,8 +40,8 @@ GeonStatus* session_model_metadata(const GeonSession* s, char** json) noexcept {
   return guard("session_model_metadata", [&] {
     require_arg(json, "json");
     *json = nullptr;
-    require_arg(s, "session");
-    *json = copy_string(metadata_json(s->metadata));
+    const std::shared_ptr<const Session> session = session_table().require(s, "session");
+    *json = copy_string(metadata_json(session->metadata));
   });
 }
 

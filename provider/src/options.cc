@@ -96,28 +96,35 @@ void set_option(ProviderOptions& o, const std::string& key, const std::string& v
   }
 }
 
-const ProviderOptions& options_or_default(const GeonOptions* o) {
-  static const ProviderOptions defaults;
-  return o ? o->options : defaults;
+OptionsTable& options_table() {
+  // Never destroyed: handles the host leaks stay valid until the process ends.
+  static auto* table = new OptionsTable("options", "release_options");
+  return *table;
+}
+
+std::shared_ptr<const ProviderOptions> options_or_default(const GeonOptions* o) {
+  static const auto* defaults =
+      new std::shared_ptr<const ProviderOptions>(std::make_shared<const ProviderOptions>());
+  return o ? options_table().require(o, "options") : *defaults;
 }
 
 GeonStatus* create_options(GeonOptions** out) noexcept {
   return guard("create_options", [&] {
     require_arg(out, "out");
     *out = nullptr;
-    *out = new GeonOptions{};
+    *out = options_table().add(std::make_shared<ProviderOptions>());
   });
 }
 
 GeonStatus* set_option(GeonOptions* o, const char* key, const char* value) noexcept {
   return guard("set_option", [&] {
-    require_arg(o, "options");
+    const std::shared_ptr<ProviderOptions> options = options_table().require(o, "options");
     require_arg(key, "key");
     require_arg(value, "value");
-    set_option(o->options, key, value);
+    set_option(*options, key, value);
   });
 }
 
-void release_options(GeonOptions* o) noexcept { delete o; }
+void release_options(GeonOptions* o) noexcept { options_table().remove(o); }
 
 }  // namespace geon::provider

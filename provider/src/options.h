@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "geon/geon.h"
+#include "provider/src/handles.h"
 
 namespace geon::provider {
 
@@ -27,15 +29,16 @@ struct ProviderOptions {
 // accepts.
 void set_option(ProviderOptions& o, const std::string& key, const std::string& value);
 
-// The options handle's contents, or the defaults for a null handle.
-const ProviderOptions& options_or_default(const GeonOptions* o);
+using OptionsTable = HandleTable<GeonOptions, ProviderOptions, HandleKind::kOptions>;
+// The live GeonOptions handles.
+OptionsTable& options_table();
+
+// The options handle's contents, or the defaults for a null handle; a released handle is an
+// ApiError (GEON_INVALID_ARGUMENT). Held, so a racing release_options frees nothing in use.
+std::shared_ptr<const ProviderOptions> options_or_default(const GeonOptions* o);
 
 GeonStatus* create_options(GeonOptions** out) noexcept;
 GeonStatus* set_option(GeonOptions* o, const char* key, const char* value) noexcept;
 void release_options(GeonOptions* o) noexcept;
 
 }  // namespace geon::provider
-
-struct GeonOptions {
-  geon::provider::ProviderOptions options;
-};

@@ -51,8 +51,8 @@ GeonStatus* end_profiling(GeonSession* s, char** json) noexcept {
   return guard("end_profiling", [&] {
     require_arg(json, "json");
     *json = nullptr;
-    require_arg(s, "session");
-    *json = copy_string(chrome_trace(s->exe->take_profile()));
+    const std::shared_ptr<const Session> session = session_table().require(s, "session");
+    *json = copy_string(chrome_trace(session->exe->take_profile()));
   });
 }
 

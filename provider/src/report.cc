@@ -14,7 +14,7 @@
 namespace geon::provider {
 namespace {
 
-std::string devices_json(const GeonSession& s) {
+std::string devices_json(const Session& s) {
   std::string out = "{\"requested\": [";
   for (size_t i = 0; i < s.options.devices.size(); ++i)
     out += (i ? ", " : "") + json_string(s.options.devices[i]);
@@ -28,7 +28,7 @@ std::string devices_json(const GeonSession& s) {
   return out + "]}";
 }
 
-std::string memory_json(const GeonSession& s) {
+std::string memory_json(const Session& s) {
   std::string out = "{";
   const std::vector<MemoryStats> stats = s.exe->memory();
   for (size_t i = 0; i < stats.size(); ++i)
@@ -58,11 +58,11 @@ char* copy_string(const std::string& s) {
 
 void release_string(char* s) noexcept { std::free(s); }
 
-GeonStatus* placement_report(const GeonSession* s, char** json) noexcept {
+GeonStatus* placement_report(const GeonSession* handle, char** json) noexcept {
   return guard("placement_report", [&] {
     require_arg(json, "json");
     *json = nullptr;
-    require_arg(s, "session");
+    const std::shared_ptr<const Session> s = session_table().require(handle, "session");
     std::string out = placement_json(*s->graph, s->exe->placement(), s->exe->sets());
     // The partitioner's object ends with "}\n": reopen it to add the provider's fields.
     const size_t close = out.rfind('}');
@@ -75,11 +75,11 @@ GeonStatus* placement_report(const GeonSession* s, char** json) noexcept {
   });
 }
 
-GeonStatus* session_graph_dump(const GeonSession* s, char** text) noexcept {
+GeonStatus* session_graph_dump(const GeonSession* handle, char** text) noexcept {
   return guard("session_graph_dump", [&] {
     require_arg(text, "text");
     *text = nullptr;
-    require_arg(s, "session");
+    const std::shared_ptr<const Session> s = session_table().require(handle, "session");
     *text = copy_string(dump(*s->graph));
   });
 }

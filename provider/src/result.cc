@@ -6,11 +6,20 @@
 
 namespace geon::provider {
 
-size_t result_count(const GeonResult* r) noexcept { return r ? r->names.size() : 0; }
+ResultTable& result_table() {
+  // Never destroyed, like the other handle tables.
+  static auto* table = new ResultTable("result", "release_result");
+  return *table;
+}
 
-GeonStatus* result_tensor(const GeonResult* r, size_t i, GeonTensor* out) noexcept {
+size_t result_count(const GeonResult* h) noexcept {
+  const std::shared_ptr<Result> r = result_table().find(h);
+  return r ? r->names.size() : 0;
+}
+
+GeonStatus* result_tensor(const GeonResult* h, size_t i, GeonTensor* out) noexcept {
   return guard("result_tensor", [&] {
-    require_arg(r, "result");
+    const std::shared_ptr<Result> r = result_table().require(h, "result");
     require_arg(out, "out");
     if (i >= r->tensors.size())
       api_fail(GEON_INVALID_ARGUMENT, "index " + std::to_string(i) +
@@ -28,10 +37,11 @@ GeonStatus* result_tensor(const GeonResult* r, size_t i, GeonTensor* out) noexce
   });
 }
 
-const char* result_name(const GeonResult* r, size_t i) noexcept {
+const char* result_name(const GeonResult* h, size_t i) noexcept {
+  const std::shared_ptr<Result> r = result_table().find(h);
   return r && i < r->names.size() ? r->names[i].c_str() : "";
 }
 
-void release_result(GeonResult* r) noexcept { delete r; }
+void release_result(GeonResult* h) noexcept { result_table().remove(h); }
 
 }  // namespace geon::provider

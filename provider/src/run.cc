@@ -81,7 +81,7 @@ std::string names_of(const Graph& g, const std::vector<int>& list) {
   return out.empty() ? "none" : out;
 }
 
-std::vector<TensorRef> bind_inputs(const GeonSession& s, const char* const* names,
+std::vector<TensorRef> bind_inputs(const Session& s, const char* const* names,
                                    const GeonTensor* tensors, size_t n) {
   const Graph& g = *s.graph;
   std::vector<TensorRef> refs(g.inputs.size());
@@ -138,14 +138,16 @@ GeonStatus* run(GeonSession* s, const char* const* input_names, const GeonTensor
                 GeonTensor* outputs, GeonResult** result) noexcept {
   return guard("run", [&] {
     if (result) *result = nullptr;
-    require_arg(s, "session");
+    // Held for the whole run: a release_session meanwhile unregisters the handle, and the
+    // session is freed when this run (the last holder) returns.
+    const std::shared_ptr<const Session> session = session_table().require(s, "session");
     if (n_inputs > 0) {
       require_arg(input_names, "input_names");
       require_arg(inputs, "inputs");
     }
     if (n_outputs > 0) require_arg(output_names, "output_names");
-    const Graph& g = *s->graph;
-    std::vector<TensorRef> refs = bind_inputs(*s, input_names, inputs, n_inputs);
+    const Graph& g = *session->graph;
+    std::vector<TensorRef> refs = bind_inputs(*session, input_names, inputs, n_inputs);
     const std::vector<int> selected = select_outputs(g, output_names, n_outputs);
 
     std::vector<TensorRef> caller;
@@ -168,15 +170,17 @@ GeonStatus* run(GeonSession* s, const char* const* input_names, const GeonTensor
       api_fail(GEON_INVALID_ARGUMENT,
                "argument 'result' is null but some outputs have no caller memory");
 
-    std::vector<OwnedTensor> produced = s->exe->run(refs, selected, caller);
+    std::vector<OwnedTensor> produced = session->exe->run(refs, selected, caller);
     if (!result) return;
-    auto r = std::make_unique<GeonResult>();
+    // The tensors own their storage (the host allocator's, not the session's arenas), so a
+    // result stays valid after its session is released.
+    auto r = std::make_shared<Result>();
     for (size_t i = 0; i < selected.size(); ++i) {
       if (!caller.empty() && caller[i].data) continue;
       r->names.push_back(g.value(g.outputs[selected[i]]).name);
       r->tensors.push_back(std::move(produced.at(i)));
     }
-    *result = r.release();
+    *result = result_table().add(std::move(r));
   });
 }
 

@@ -67,8 +67,15 @@ void check_strict(const Graph& g, std::span<const KernelSet* const> sets) {
 
 }  // namespace
 
-std::unique_ptr<GeonSession> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
-                                          DeviceList devices) {
+SessionTable& session_table() {
+  // Never destroyed: sessions the host leaks are not torn down during static destruction,
+  // when the engine pools they use may already be gone.
+  static auto* table = new SessionTable("session", "release_session");
+  return *table;
+}
+
+std::unique_ptr<Session> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
+                                      DeviceList devices) {
   if (devices.sets.empty())
     api_fail(GEON_UNSUPPORTED, "no kernel set is available: " + unavailable_text(devices));
   if (!devices.unavailable.empty())
@@ -77,7 +84,7 @@ std::unique_ptr<GeonSession> make_session(std::shared_ptr<Graph> g, const Provid
   optimize(*g, devices.sets, o);
   if (o.strict) check_strict(*g, devices.sets);
 
-  auto s = std::make_unique<GeonSession>();
+  auto s = std::make_unique<Session>();
   s->options = o;
   s->devices = std::move(devices);
   ExecutorOptions eo;
@@ -111,11 +118,12 @@ GeonStatus* create_session(const char* model_path, const GeonOptions* options,
   return guard("create_session", Stage::kModel, [&] {
     require_arg(out, "out");
     *out = nullptr;
-    const ProviderOptions& o = options_or_default(options);
+    const std::shared_ptr<const ProviderOptions> held = options_or_default(options);
+    const ProviderOptions& o = *held;
     ImportedModel m = import_from_path(model_path, o);
     auto s = make_session(std::move(m.graph), o, resolve_devices(o.devices));
     s->metadata = std::move(m.metadata);
-    *out = s.release();
+    *out = session_table().add(std::move(s));
   });
 }
 
@@ -124,28 +132,35 @@ GeonStatus* create_session_from_bytes(const void* bytes, size_t size, const char
   return guard("create_session_from_bytes", Stage::kModel, [&] {
     require_arg(out, "out");
     *out = nullptr;
-    const ProviderOptions& o = options_or_default(options);
+    const std::shared_ptr<const ProviderOptions> held = options_or_default(options);
+    const ProviderOptions& o = *held;
     ImportedModel m = import_from_bytes(bytes, size, base_dir, o);
     auto s = make_session(std::move(m.graph), o, resolve_devices(o.devices));
     s->metadata = std::move(m.metadata);
-    *out = s.release();
+    *out = session_table().add(std::move(s));
   });
 }
 
-void release_session(GeonSession* s) noexcept { delete s; }
+void release_session(GeonSession* s) noexcept { session_table().remove(s); }
 
-size_t session_input_count(const GeonSession* s) noexcept { return s ? s->inputs.size() : 0; }
+size_t session_input_count(const GeonSession* s) noexcept {
+  const std::shared_ptr<Session> session = session_table().find(s);
+  return session ? session->inputs.size() : 0;
+}
 
-size_t session_output_count(const GeonSession* s) noexcept { return s ? s->outputs.size() : 0; }
+size_t session_output_count(const GeonSession* s) noexcept {
+  const std::shared_ptr<Session> session = session_table().find(s);
+  return session ? session->outputs.size() : 0;
+}
 
 namespace {
 
 GeonStatus* value_info(const char* fn, const GeonSession* s, size_t i, GeonValueInfo* out,
                        bool input) noexcept {
   return guard(fn, [&] {
-    require_arg(s, "session");
+    const std::shared_ptr<Session> session = session_table().require(s, "session");
     require_arg(out, "out");
-    const auto& list = input ? s->inputs : s->outputs;
+    const auto& list = input ? session->inputs : session->outputs;
     if (i >= list.size())
       api_fail(GEON_INVALID_ARGUMENT, std::string(input ? "input" : "output") + " index " +
                                           std::to_string(i) + " is out of range (the session has " +
@@ -165,8 +180,10 @@ GeonStatus* session_output_info(const GeonSession* s, size_t i, GeonValueInfo* o
 }
 
 int session_input_has_default(const GeonSession* s, size_t i) noexcept {
-  if (!s || i >= s->input_order.size()) return 0;
-  return s->graph->value(s->graph->inputs[s->input_order[i]]).overridable ? 1 : 0;
+  const std::shared_ptr<Session> session = session_table().find(s);
+  if (!session || i >= session->input_order.size()) return 0;
+  const Graph& g = *session->graph;
+  return g.value(g.inputs[session->input_order[i]]).overridable ? 1 : 0;
 }
 
 }  // namespace geon::provider

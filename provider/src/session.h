@@ -1,5 +1,7 @@
 // A session: an imported graph compiled for the chosen kernel sets, with its inputs and
-// outputs described for the C ABI. Read-only after creation, so runs may share it.
+// outputs described for the C ABI. Read-only after creation, so runs may share it; each call
+// holds it (shared_ptr from the handle table), so a racing release_session frees it only when
+// the last call in flight returns.
 #pragma once
 
 #include <memory>
@@ -11,6 +13,7 @@
 #include "geon/geon.h"
 #include "importer/import.h"
 #include "provider/src/devices.h"
+#include "provider/src/handles.h"
 #include "provider/src/options.h"
 
 namespace geon::provider {
@@ -24,26 +27,27 @@ struct ValueInfoStore {
   GeonValueInfo info{};
 };
 
-}  // namespace geon::provider
-
-struct GeonSession {
-  std::shared_ptr<const geon::Graph> graph;
-  std::unique_ptr<geon::Executable> exe;
-  geon::provider::ProviderOptions options;
-  geon::provider::DeviceList devices;
+// What a GeonSession handle stands for.
+struct Session {
+  std::shared_ptr<const Graph> graph;
+  std::unique_ptr<Executable> exe;
+  ProviderOptions options;
+  DeviceList devices;
   // Session input i is graph->inputs[input_order[i]]: inputs without a default come first.
   std::vector<int> input_order;
-  std::vector<geon::provider::ValueInfoStore> inputs, outputs;
+  std::vector<ValueInfoStore> inputs, outputs;
   // The ModelProto's own description (empty for sessions compiled from a capability).
-  geon::ModelMetadata metadata;
+  ModelMetadata metadata;
 };
 
-namespace geon::provider {
+using SessionTable = HandleTable<GeonSession, Session, HandleKind::kSession>;
+// The live GeonSession handles.
+SessionTable& session_table();
 
 // Compiles g for `devices` under the options (strict mode checked here, with a message per
 // node that the first set refuses).
-std::unique_ptr<GeonSession> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
-                                          DeviceList devices);
+std::unique_ptr<Session> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
+                                      DeviceList devices);
 
 GeonStatus* create_session(const char* model_path, const GeonOptions* options,
                            GeonSession** out) noexcept;

@@ -24,6 +24,11 @@ inline std::string model_path(const std::string& name) {
   return std::string(GEON_PROVIDER_MODELS) + "/" + name;
 }
 
+// The repository's own example models (models/mlp.onnx, models/cnn.onnx).
+inline std::string repo_model_path(const std::string& name) {
+  return std::string(GEON_PROVIDER_MODELS) + "/../../../models/" + name;
+}
+
 // Frees a status and returns its code and message.
 struct StatusInfo {
   GeonErrorCode code = GEON_OK;

@@ -11,6 +11,17 @@
  * - Thread-safety is stated per function. "any" = may be called concurrently on the same
  *   handle; "exclusive" = the caller must not use the handle from another thread meanwhile.
  *   Handles never depend on thread-local state, so any call may come from any thread.
+ * - Handles (GeonOptions*, GeonSession*, GeonResult*, GeonModel*, GeonCapability*) are opaque
+ *   values, not addresses: the library looks each one up in a table of live handles of its
+ *   type. A NULL, released, or never-issued handle, or a handle of another type, is refused:
+ *   functions returning a status return GEON_INVALID_ARGUMENT ("argument 'session': the
+ *   session handle was released (by release_session)"); accessors give their neutral answer
+ *   (0, "", -1 or SIZE_MAX, as stated with them); release functions do nothing, so releasing
+ *   twice is harmless. Handle values are never reused within a process, so a released handle
+ *   never comes to mean a newer object. Every NULL pointer argument that is not a handle (an
+ *   out-pointer, a name) is refused with GEON_INVALID_ARGUMENT too.
+ *   Statuses and returned strings are not handles: they are plain caller-owned objects, and
+ *   releasing one twice is the caller's bug, as with free().
  */
 #ifndef GEON_GEON_H_
 #define GEON_GEON_H_
@@ -99,7 +110,10 @@ typedef struct GeonApi {
    *                         device of the list, instead of falling back to the next
    *   "profiling"           "1": record one event per node; end_profiling() returns them
    *   "log_level"           "error" (default), "warning", "info", "verbose" (to stderr)
-   *   "arena_limit_bytes"   fail a run whose planned memory exceeds this (0 = no limit)
+   *   "arena_limit_bytes"   fail a run whose working memory exceeds this (0 = no limit): the
+   *                         arenas of every device, If/Loop/Scan bodies and loop state, and
+   *                         run-time allocations (not a kernel's own scratch); the status
+   *                         gives the bytes needed and allowed
    *   "poison_freed"        "1": fill every arena region with 0xFF when its value dies
    *                         (a debug mode: any overlap of live tensors shows in results)
    * An unknown key or a malformed value is GEON_INVALID_ARGUMENT.
@@ -115,7 +129,11 @@ typedef struct GeonApi {
                                 GeonSession** out);
   GeonStatus* (*create_session_from_bytes)(const void* bytes, size_t size, const char* base_dir,
                                            const GeonOptions* options, GeonSession** out);
-  /* Thread-safety: exclusive (no run may be in flight). */
+  /* Thread-safety: any. Calls on s that are in flight (runs, reports) finish normally: each
+   * holds the session until it returns, and the last one frees it. Calls that begin after
+   * the release are refused ("the session handle was released"). Results and the
+   * GeonValueInfo pointers of the session are separate: results stay valid after their
+   * session is released; value infos do not. */
   void (*release_session)(GeonSession* s);
 
   /* Inputs are the graph inputs without a default (initializer); inputs with a default come
@@ -141,7 +159,9 @@ typedef struct GeonApi {
                      GeonTensor* outputs, GeonResult** result);
 
   /* The outputs a run allocated, in the order requested. The tensor's shape and data live as
-   * long as the result. Thread-safety: any (read-only). */
+   * long as the result, which owns them: it stays valid after its session is released.
+   * Thread-safety: any (read-only); release_result while another thread reads the result's
+   * tensors is the caller's bug (the data pointers it handed out dangle). */
   size_t (*result_count)(const GeonResult* r);
   GeonStatus* (*result_tensor)(const GeonResult* r, size_t i, GeonTensor* out);
   const char* (*result_name)(const GeonResult* r, size_t i);
