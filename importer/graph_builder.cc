@@ -10,6 +10,7 @@
 #include "core/base/error.h"
 #include "importer/attributes.h"
 #include "importer/functions.h"
+#include "importer/nesting.h"
 #include "importer/ops/subgraph.h"
 #include "importer/rule.h"
 
@@ -17,7 +18,10 @@ namespace geon::importer {
 
 namespace {
 
-constexpr int kMaxDepth = 64;
+// The main graph is depth 1, so this admits kMaxSubgraphNesting levels below it
+// (importer/nesting.h); import_proto refuses deeper models first, with their depth, and this
+// bound remains for nesting that function expansion adds.
+constexpr int kMaxDepth = kMaxSubgraphNesting + 1;
 
 std::string node_label(const onnx::NodeProto& n, int index) {
   return "node '" + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + "' (" +
@@ -203,7 +207,9 @@ void read_type(const onnx::TypeProto& tp, Graph& g, const std::string& where, Va
 std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* parent, BuildState& st,
                                    std::shared_ptr<AxisFactory> factory) {
   if (++st.depth > kMaxDepth)
-    fail(ErrorCode::kInvalidArgument, "graphs nested deeper than " + std::to_string(kMaxDepth));
+    fail(ErrorCode::kInvalidArgument, "graphs nested deeper than geon's limit of " +
+                                          std::to_string(kMaxSubgraphNesting) +
+                                          " levels below the main graph");
   auto g = std::make_shared<Graph>();
   g->name = gp.name();
   g->parent = parent;

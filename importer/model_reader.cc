@@ -4,8 +4,11 @@
 #include <fstream>
 #include <iterator>
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include "core/base/error.h"
 #include "importer/graph_builder.h"
+#include "importer/nesting.h"
 
 namespace geon {
 
@@ -34,6 +37,11 @@ ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
   out.producer = m.producer_name();
   read_metadata(m, out.metadata);
   if (!m.has_graph()) fail(ErrorCode::kInvalidArgument, source + ": the model has no graph");
+  // Before building: a model nested deeper than geon runs is refused by its depth, not by
+  // whichever recursion would otherwise give out first.
+  if (const int nesting = importer::subgraph_nesting(m.graph());
+      nesting > importer::kMaxSubgraphNesting)
+    fail(ErrorCode::kInvalidArgument, source + ": " + importer::nesting_refusal(nesting));
   importer::BuildState st;
   st.opt = &opt;
   auto check_version = [&](const onnx::OperatorSetIdProto& os, const std::string& in) {
@@ -85,9 +93,29 @@ onnx::ModelProto parse(std::span<const std::byte> bytes, const std::string& sour
     fail(ErrorCode::kInvalidArgument,
          source + ": the model is " + std::to_string(size) +
              " bytes, over protobuf's 2 GiB limit; store large tensors as external data");
-  if (bytes.empty() || !m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+  bool parsed = !bytes.empty();
+  if (parsed) {
+    google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                              static_cast<int>(bytes.size()));
+    in.SetRecursionLimit(importer::kParseRecursionLimit);
+    parsed = m.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+  }
+  if (!parsed) {
+    // Protobuf says only "failed"; when the bytes nest deeper than the parser was allowed to
+    // go, that is the reason to give (measured without recursion, whatever the depth).
+    const importer::WireNesting nesting = importer::wire_nesting(bytes);
+    if (nesting.messages > importer::kParseRecursionLimit) {
+      fail(ErrorCode::kInvalidArgument,
+           source + ": " +
+               (nesting.subgraphs > importer::kMaxSubgraphNesting
+                    ? importer::nesting_refusal(nesting.subgraphs)
+                    : "protobuf messages nested " + std::to_string(nesting.messages) +
+                          " levels deep, deeper than the parser's limit of " +
+                          std::to_string(importer::kParseRecursionLimit)));
+    }
     fail(ErrorCode::kInvalidArgument,
          source + ": not an ONNX model (the bytes do not parse as a ModelProto; truncated?)");
+  }
   return m;
 }
 

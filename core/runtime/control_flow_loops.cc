@@ -1,6 +1,7 @@
 // Loop and Scan: the body runs once per iteration inside the enclosing run; carried values
 // (Loop) and states (Scan) pass from one iteration to the next without copies; each scan
 // output's per-iteration tensors are stacked along its axis at the end.
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -25,14 +26,32 @@ const Value& body_output(const ExecutableImpl& body, int i) {
   return g.values[g.outputs[i]];
 }
 
-// Counts scan-output bytes against the working-memory limit.
-void count_scan_bytes(NodeContext& ctx, size_t& total, const OwnedTensor& part) {
-  total += dense_bytes(part.desc);
-  const size_t limit = ctx.state().c.options.arena_limit_bytes;
-  if (limit && total > limit)
-    fail(ErrorCode::kResourceExhausted,
-         "the scan outputs need more than " + std::to_string(limit) + " bytes (arena_limit_bytes)");
-}
+size_t owned_bytes(const OwnedTensor& t) { return t.storage ? t.storage->size() : 0; }
+
+// What a Loop or Scan keeps between body runs (carried values, scan parts, dense slices):
+// held against arena_limit_bytes with the enclosing run's memory while the node runs, since
+// the body's own run state lets go of them when it returns.
+class KeptBytes {
+ public:
+  explicit KeptBytes(RunState& st) : st_(st) {}
+  ~KeptBytes() { st_.unhold(bytes_); }
+  KeptBytes(const KeptBytes&) = delete;
+  KeptBytes& operator=(const KeptBytes&) = delete;
+  void add(const OwnedTensor& t) {
+    const size_t n = owned_bytes(t);
+    st_.hold(n, Device{});
+    bytes_ += n;
+  }
+  void remove(const OwnedTensor& t) {
+    const size_t n = std::min(bytes_, owned_bytes(t));
+    st_.unhold(n);
+    bytes_ -= n;
+  }
+
+ private:
+  RunState& st_;
+  size_t bytes_ = 0;
+};
 
 // Writes parts (one per iteration, equal shapes) into output `out` along a new axis.
 void stack_into(NodeContext& ctx, int out, const std::vector<OwnedTensor>& parts, int64_t axis_attr,
@@ -97,7 +116,7 @@ class LoopFlow final : public ControlFlow {
     for (int j = 0; j < n; ++j) inputs.push_back(ctx.input(2 + j));
     std::vector<OwnedTensor> carried(n);
     std::vector<std::vector<OwnedTensor>> scans(k);
-    size_t scan_bytes = 0;
+    KeptBytes kept(ctx.state());
     for (int64_t i = 0; (!trips || i < *trips) && cond; ++i) {
       std::memcpy(iter.data(), &i, sizeof i);
       *static_cast<uint8_t*>(cond_in.data()) = 1;
@@ -105,11 +124,13 @@ class LoopFlow final : public ControlFlow {
       // Without a cond input the body's condition is ignored (a for loop).
       if (has_cond) cond = read_scalar(ref_of(outs[0]), "the body's condition output") != 0;
       for (int j = 0; j < n; ++j) {
+        kept.add(outs[1 + j]);
+        kept.remove(carried[j]);
         carried[j] = std::move(outs[1 + j]);
         inputs[2 + j] = ref_of(carried[j]);
       }
       for (int s = 0; s < k; ++s) {
-        count_scan_bytes(ctx, scan_bytes, outs[1 + n + s]);
+        kept.add(outs[1 + n + s]);
         scans[s].push_back(std::move(outs[1 + n + s]));
       }
     }
@@ -159,7 +180,7 @@ class ScanFlow final : public ControlFlow {
     inputs.resize(states + a_.scans);
     std::vector<OwnedTensor> kept(states), slices(a_.scans);
     std::vector<std::vector<OwnedTensor>> scans(k);
-    size_t scan_bytes = 0;
+    KeptBytes held(ctx.state());
     for (int64_t t = 0; t < iterations; ++t) {
       for (int s = 0; s < a_.scans; ++s) {
         const TensorRef& x = ctx.input(states + s);
@@ -170,18 +191,22 @@ class ScanFlow final : public ControlFlow {
           continue;
         }
         const TensorDesc dense = row_major(view.dtype, view.shape);
+        held.remove(slices[s]);
         slices[s] = {dense, std::make_shared<Storage>(host_allocator(),
                                                       std::max<size_t>(dense_bytes(dense), 1))};
+        held.add(slices[s]);
         assign(Operand{dense, slices[s].data()}, ConstOperand(view, x.data));
         inputs[states + s] = ref_of(slices[s]);
       }
       std::vector<OwnedTensor> outs = run_body(*body_, inputs, ctx);
       for (int j = 0; j < states; ++j) {
+        held.add(outs[j]);
+        held.remove(kept[j]);
         kept[j] = std::move(outs[j]);
         inputs[j] = ref_of(kept[j]);
       }
       for (int s = 0; s < k; ++s) {
-        count_scan_bytes(ctx, scan_bytes, outs[states + s]);
+        held.add(outs[states + s]);
         scans[s].push_back(std::move(outs[states + s]));
       }
     }

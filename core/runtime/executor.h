@@ -24,8 +24,12 @@ struct ExecutorOptions {
   bool poison_freed = false;
   // Record one ProfileEvent per node run.
   bool profile = false;
-  // Refuse (kResourceExhausted) a run whose working memory (arena plus run-time
-  // allocations) would exceed this many bytes; 0 = no limit.
+  // Refuse (kResourceExhausted, with the bytes needed and allowed) a run whose working memory
+  // would exceed this many bytes; 0 = no limit. Counted: the plan's arenas on every device,
+  // run-time allocations (outputs, transfers, dense copies), If / Loop / Scan bodies together
+  // with the runs enclosing them, and what Loop and Scan keep between iterations. Not counted:
+  // temporaries a kernel or the engine takes for itself (oneDNN scratchpads, CUDA reduction
+  // buffers) and constants.
   size_t arena_limit_bytes = 0;
   // Memory plans kept for distinct input shapes (least recently used dropped first).
   size_t shape_cache_entries = 8;

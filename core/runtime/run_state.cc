@@ -64,20 +64,31 @@ RunState::~RunState() {
     if (a) exe_.return_arena(std::move(a));
 }
 
-void RunState::count(size_t bytes) {
-  working_ += bytes;
-  const size_t limit = c.options.arena_limit_bytes;
-  if (limit && working_ > limit)
-    fail(ErrorCode::kResourceExhausted,
-         "the run needs more than " + std::to_string(limit) +
-             " bytes of working memory (arena_limit_bytes); at least " + std::to_string(working_) +
-             " bytes are in use");
+size_t RunState::working_in_use() const {
+  return working_ + (parent_ ? parent_->working_in_use() : 0);
 }
+
+void RunState::count(size_t bytes, Device device) {
+  const size_t limit = c.options.arena_limit_bytes;
+  working_ += bytes;
+  if (!limit) return;
+  const size_t need = working_in_use();
+  if (need <= limit) return;
+  working_ -= bytes;  // not taken: the run fails here
+  fail(ErrorCode::kResourceExhausted,
+       "the run needs at least " + std::to_string(need) + " bytes of working memory, over the " +
+           std::to_string(limit) + " bytes that arena_limit_bytes allows (while taking " +
+           std::to_string(bytes) + " bytes on " + to_string(device) + ")");
+}
+
+void RunState::hold(size_t bytes, Device device) { count(bytes, device); }
+
+void RunState::unhold(size_t bytes) { working_ -= std::min(working_, bytes); }
 
 std::shared_ptr<Storage> RunState::allocate(Device d, size_t bytes) {
   Allocator* a = is_host(d) ? &host_allocator() : find_allocator(d);
   if (!a) fail(ErrorCode::kDeviceUnavailable, "no allocator is registered for " + to_string(d));
-  count(bytes);
+  count(bytes, d);
   try {
     return std::make_shared<Storage>(*a, std::max<size_t>(bytes, 1));
   } catch (const std::bad_alloc&) {
@@ -93,7 +104,7 @@ void RunState::use_plan(std::shared_ptr<const ShapePlan> plan) {
   for (size_t a = 0; a < arenas_.size(); ++a) {
     const Arena& arena = plan_->plan.arenas[a];
     if (arena.peak_bytes == 0) continue;
-    count(arena.peak_bytes);
+    count(arena.peak_bytes, arena.device);
     arenas_[a] = exe_.take_arena(arena.device, arena.peak_bytes);
   }
 }

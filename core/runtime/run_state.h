@@ -65,6 +65,15 @@ class RunState {
   // The plan for this run's recorded sizes.
   std::shared_ptr<const ShapePlan> recorded_plan() const;
 
+  // Memory a control flow keeps between its nested runs (Loop's carried values, scan outputs
+  // awaiting their stacking, Scan's dense slices), counted against arena_limit_bytes with the
+  // rest of this run's working memory; hold fails (kResourceExhausted) past the limit.
+  void hold(size_t bytes, Device device);
+  void unhold(size_t bytes);
+  // This run's working memory and that of every run enclosing it: a body's arena and
+  // allocations add to its If / Loop / Scan node's run, all counted against one limit.
+  size_t working_in_use() const;
+
   const Compiled& c;
 
  private:
@@ -73,7 +82,7 @@ class RunState {
   // input that the kernel reads with another description (then it is allocated instead).
   bool may_take_slot(int value, const TensorDesc& desc);
   std::shared_ptr<Storage> allocate(Device d, size_t bytes);
-  void count(size_t bytes);
+  void count(size_t bytes, Device device);
   void release(Held& h, const Slot* slot);
   void poison(void* p, Device d, size_t bytes) const;
   void copy_into(const TensorRef& src, const TensorRef& dst) const;

@@ -12,6 +12,7 @@
 #include "tools/common/json.h"
 #include "tools/common/tensor_file.h"
 #include "tools/common/tensor_proto.h"
+#include "tools/geon-test-runner/input_guard.h"
 
 namespace geon::tools {
 namespace {
@@ -114,7 +115,14 @@ TestResult run_in_process(const geon::api::Library& lib, const TestCase& test,
       const auto tensors = read_inputs(set, inputs);
       std::vector<geon::api::Feed> feeds;
       for (const auto& t : tensors) feeds.push_back(to_feed(t));
+      // The feeds point at `tensors`; the copy shows whether the run wrote into them.
+      const InputSnapshot pristine = snapshot_inputs(tensors);
       const geon::api::Result result = session.run_result(feeds);
+      r.message = modified_input(pristine, tensors);
+      if (!r.message.empty()) {
+        r.message = std::filesystem::path(set.dir).filename().string() + ": " + r.message;
+        return r;
+      }
       r.message = check_outputs(set, result, outputs, tol);
       if (!r.message.empty()) return r;
     }
