@@ -5,7 +5,8 @@ namespace geon::tools {
 const char* const kProviderArgsUsage =
     "  --devices LIST         kernel sets in priority order, e.g. cpu.dnnl,cpu.generic\n"
     "  --provider PATH        libgeon_provider.so to load (default: $GEON_PROVIDER, else\n"
-    "                         ../provider/libgeon_provider.so next to this program)\n";
+    "                         ../provider/libgeon_provider.so from this program's folder in a\n"
+    "                         build tree, else ../lib/libgeon_provider.so once installed)\n";
 
 bool take_provider_arg(const std::string& arg, ArgCursor& args, ProviderArgs& p) {
   if (arg == "--devices") {
