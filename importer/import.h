@@ -45,8 +45,6 @@ struct ModelMetadata {
 struct ImportedModel {
   std::shared_ptr<Graph> graph;
   std::map<std::string, int> opsets;  // domain ("" = default) -> version
-  int64_t ir_version = 0;
-  std::string producer;
   ModelMetadata metadata;
   std::string source;  // the path, or "<bytes>", for messages
 };

@@ -33,8 +33,6 @@ ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
                            const std::string& source) {
   ImportedModel out;
   out.source = source;
-  out.ir_version = m.ir_version();
-  out.producer = m.producer_name();
   read_metadata(m, out.metadata);
   if (!m.has_graph()) fail(ErrorCode::kInvalidArgument, source + ": the model has no graph");
   // Before building: a model nested deeper than geon runs is refused by its depth, not by

@@ -132,12 +132,12 @@ class IOBinding:
         self._values = []  # the last run's outputs, as OrtValues
 
     def _input_name(self, name):
-        if name not in self._session._feedable_names():
+        if name not in self._session._feedable:
             raise RuntimeError("Failed to find NodeArg with name: %s in the def list" % name)
         return name
 
     def _output_name(self, name):
-        if name not in self._session._output_names():
+        if name not in self._session._produced:
             raise RuntimeError("Failed to find NodeArg with name: %s in the def list" % name)
         return name
 

@@ -10,6 +10,7 @@ import ctypes
 import datetime
 import json
 import os
+import time
 import warnings
 
 from collections.abc import Mapping
@@ -167,11 +168,15 @@ class InferenceSession:
         for i, arg in enumerate(self._inputs):
             arg.has_default = bool(table.session_input_has_default(self._owner.handle, i))
         self._required = frozenset(a.name for a in self._inputs if not a.has_default)
+        self._feedable = frozenset(a.name for a in self._inputs)
+        self._produced = frozenset(a.name for a in self._outputs)
         self._run_path = _run_path.RunPath(self._inputs)
         self._profile_file = None
+        self._profile_start_ns = 0
         if self._options.enable_profiling:
             # Named when profiling starts, as onnxruntime does.
             self._profile_file = _profile_file_name(self._options.profile_file_prefix)
+            self._profile_start_ns = time.time_ns()
         self._used = None
         self._metadata = None
 
@@ -188,12 +193,6 @@ class InferenceSession:
         if self._owner is None or not self._owner.handle:
             raise _errors.NoModel("the session is closed", _capi.INVALID_ARGUMENT)
         return self._owner.handle
-
-    def _feedable_names(self):
-        return {a.name for a in self._inputs}
-
-    def _output_names(self):
-        return {a.name for a in self._outputs}
 
     def _used_sets(self):
         """The kernel sets the session uses (the placement report's devices.used)."""
@@ -238,7 +237,8 @@ class InferenceSession:
         return ModelMetadata(self._metadata)
 
     def get_profiling_start_time_ns(self):
-        return 0
+        """When profiling started (time.time_ns() at session creation), 0 when it is off."""
+        return self._profile_start_ns
 
     # --- running ---------------------------------------------------------------------------
     def run(self, output_names, input_feed, run_options=None):
@@ -281,7 +281,7 @@ class InferenceSession:
 
     def _missing_inputs(self, input_feed):
         # onnxruntime checks this in Python, with a ValueError of this wording.
-        missing = [a.name for a in self._inputs if not a.has_default and a.name not in input_feed]
+        missing = [a.name for a in self._inputs if a.name in self._required and a.name not in input_feed]
         raise ValueError("Required inputs (%s) are missing from input feed (%s)." % (missing, list(input_feed)))
 
     def io_binding(self):

@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "tools/common/host_tensor.h"
+#include "tools/common/json_value.h"
+
 namespace geon::tools {
 
 std::string json_quote(std::string_view s) {
@@ -48,24 +51,12 @@ std::string json_number(double v) {
 }
 
 std::optional<double> json_find_number(std::string_view json, std::string_view key) {
-  const std::string quoted = json_quote(key);
-  size_t at = 0;
-  while ((at = json.find(quoted, at)) != std::string_view::npos) {
-    size_t k = at + quoted.size();
-    while (k < json.size() &&
-           (json[k] == ' ' || json[k] == '\t' || json[k] == '\n' || json[k] == '\r'))
-      ++k;
-    if (k < json.size() && json[k] == ':') {
-      ++k;
-      while (k < json.size() &&
-             (json[k] == ' ' || json[k] == '\t' || json[k] == '\n' || json[k] == '\r'))
-        ++k;
-      double v = 0;
-      const auto r = std::from_chars(json.data() + k, json.data() + json.size(), v);
-      if (r.ec != std::errc()) return std::nullopt;
-      return v;
-    }
-    at = k;
+  try {
+    const JsonValue doc = parse_json(json);
+    const JsonValue* v = doc.find(key);
+    if (v && v->is_number()) return v->number;
+  } catch (const ToolError&) {
+    // Not JSON: as absent, so that a damaged data.json leaves the harness defaults.
   }
   return std::nullopt;
 }

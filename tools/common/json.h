@@ -1,5 +1,6 @@
-// The little JSON the tools need: quoting strings for the reports they write, and reading one
-// number by key from a flat object (a backend test's data.json: {"rtol": 1e-3, "atol": 1e-7}).
+// The little JSON the tools write: quoted strings and numbers for their reports; and one number
+// by key from an object (a backend test's data.json: {"rtol": 1e-3, "atol": 1e-7}), read with
+// json_value.h's parser.
 #pragma once
 
 #include <optional>

@@ -298,6 +298,16 @@ constexpr KernelEntry kDevEntries[] = {
 
 }  // namespace
 
+std::shared_ptr<Graph> batch_chain() {
+  ExecBuilder b;
+  const int x = b.input("x", DType::kFloat, {"N", 4});
+  const int r = b.node("Relu", {x}, "r", DType::kFloat, {"N", 4});
+  const int s = b.node("Add", {r, x}, "s", DType::kFloat, {"N", 4});
+  const int t = b.node("Relu", {s}, "t", DType::kFloat, {"N", 4});
+  b.output(b.node("Mul", {t, x}, "y", DType::kFloat, {"N", 4}));
+  return b.shared();
+}
+
 std::shared_ptr<const TensorData> float_data(Dims shape, const std::vector<float>& v) {
   auto d = make_tensor_data(DType::kFloat, shape);
   std::memcpy(d->storage->data(), v.data(), v.size() * sizeof(float));

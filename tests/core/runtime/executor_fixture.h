@@ -163,6 +163,9 @@ inline HostTensor bools(Dims shape, std::vector<uint8_t> v) {
   return HostTensor::of(DType::kBool, std::move(shape), v);
 }
 std::shared_ptr<const TensorData> float_data(Dims shape, const std::vector<float>& v);
+
+// y = relu(relu(x) + x) * x, for x [N, 4] with a symbolic batch N.
+std::shared_ptr<Graph> batch_chain();
 std::shared_ptr<const TensorData> int64_data(Dims shape, const std::vector<int64_t>& v);
 
 template <typename T>

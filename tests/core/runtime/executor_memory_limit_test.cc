@@ -96,18 +96,8 @@ std::vector<float> ramp(int n, float start) {
   return v;
 }
 
-std::shared_ptr<Graph> chain() {
-  ExecBuilder b;
-  const int x = b.input("x", DType::kFloat, {"N", 4});
-  const int r = b.node("Relu", {x}, "r", DType::kFloat, {"N", 4});
-  const int s = b.node("Add", {r, x}, "s", DType::kFloat, {"N", 4});
-  const int t = b.node("Relu", {s}, "t", DType::kFloat, {"N", 4});
-  b.output(b.node("Mul", {t, x}, "y", DType::kFloat, {"N", 4}));
-  return b.shared();
-}
-
 TEST(ExecutorMemoryLimit, JustBelowTheNeedFailsWithBothNumbersAndTheNeedPasses) {
-  Case c{chain, host_only(), {}};
+  Case c{batch_chain, host_only(), {}};
   c.inputs.push_back(floats({16, 4}, ramp(64, -20)));
   const size_t need = check_edges(c);
   EXPECT_GE(need, 64 * sizeof(float));  // at least the output
@@ -115,9 +105,9 @@ TEST(ExecutorMemoryLimit, JustBelowTheNeedFailsWithBothNumbersAndTheNeedPasses) 
 
 TEST(ExecutorMemoryLimit, DeviceArenasAndTransfersCount) {
   static const std::array<const KernelSet*, 2> dev_first{&dev_set(), &host_set()};
-  Case host{chain, host_only(), {}};
+  Case host{batch_chain, host_only(), {}};
   host.inputs.push_back(floats({16, 4}, ramp(64, -20)));
-  Case dev{chain, dev_first, {}};
+  Case dev{batch_chain, dev_first, {}};
   dev.inputs.push_back(floats({16, 4}, ramp(64, -20)));
   const int64_t allocations = device_allocations();
   const size_t need_host = check_edges(host);

@@ -13,17 +13,6 @@ namespace {
 
 using namespace geon::testing;  // NOLINT
 
-// y = relu(relu(x) + x) * x, for x [N, 4].
-std::shared_ptr<Graph> batch_chain() {
-  ExecBuilder b;
-  const int x = b.input("x", DType::kFloat, {"N", 4});
-  const int r = b.node("Relu", {x}, "r", DType::kFloat, {"N", 4});
-  const int s = b.node("Add", {r, x}, "s", DType::kFloat, {"N", 4});
-  const int t = b.node("Relu", {s}, "t", DType::kFloat, {"N", 4});
-  b.output(b.node("Mul", {t, x}, "y", DType::kFloat, {"N", 4}));
-  return b.shared();
-}
-
 std::vector<float> chain_reference(const std::vector<float>& x) {
   std::vector<float> y;
   for (float v : x) y.push_back(std::max(std::max(v, 0.0f) + v, 0.0f) * v);
