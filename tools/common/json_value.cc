@@ -59,7 +59,7 @@ class Parser {
         skip_space();
         std::string key = string_literal();
         expect(':');
-        v.members.emplace_back(std::move(key), value(depth + 1));
+        v.members.push_back({std::move(key), value(depth + 1)});
       } while (take(','));
       expect('}');
     } else if (c == '[') {

@@ -4,10 +4,11 @@
 
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace geon::tools {
+
+struct JsonMember;
 
 struct JsonValue {
   enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
@@ -15,8 +16,8 @@ struct JsonValue {
   bool boolean = false;
   double number = 0;
   std::string string;
-  std::vector<JsonValue> items;                            // kArray
-  std::vector<std::pair<std::string, JsonValue>> members;  // kObject, in document order
+  std::vector<JsonValue> items;     // kArray
+  std::vector<JsonMember> members;  // kObject, in document order
 
   bool is_null() const { return kind == Kind::kNull; }
   bool is_number() const { return kind == Kind::kNumber; }
@@ -27,6 +28,13 @@ struct JsonValue {
   const JsonValue* find(std::string_view key) const;
   // The string, or `fallback` when this is not a string.
   std::string str(std::string_view fallback = "") const;
+};
+
+// A named member of an object. Its own struct, not a std::pair: a pair cannot hold the
+// still-incomplete JsonValue (libstdc++ accepts that under GCC, not under clang).
+struct JsonMember {
+  std::string key;
+  JsonValue value;
 };
 
 // The document in `text`; a ToolError naming the byte offset when it is not valid JSON.

@@ -15,7 +15,7 @@ TEST(ParseJson, ReadsEveryKindInDocumentOrder) {
       parse_json(R"( {"a": [1, -2.5e3, true, false, null], "b": {"c": "d"}, "e": [], "f": {}} )");
   ASSERT_TRUE(v.is_object());
   ASSERT_EQ(v.members.size(), 4u);
-  EXPECT_EQ(v.members[0].first, "a");
+  EXPECT_EQ(v.members[0].key, "a");
   const JsonValue* a = v.find("a");
   ASSERT_TRUE(a && a->is_array());
   ASSERT_EQ(a->items.size(), 5u);

@@ -37,7 +37,8 @@ double product(const Host& a, const Host& b, bool tb, int64_t n_len, int64_t i) 
 TEST(CpuDnnlPrepacked, MatMulWithConstantBServesEveryRowCount) {
   std::mt19937 rng(51);
   // N = 10 and K = 13 leave a partial block of the packed layout.
-  for (const auto& [K, N] : std::vector<std::pair<int64_t, int64_t>>{{13, 10}, {64, 24}, {8, 1}}) {
+  for (const auto& [K, n] : std::vector<std::pair<int64_t, int64_t>>{{13, 10}, {64, 24}, {8, 1}}) {
+    const int64_t N = n;  // clang 14 cannot capture a structured binding
     const Host b = Host::random(DType::kFloat, {K, N}, rng);
     NodeGraph ng("MatMul", 13);
     ng.in(Host::random(DType::kFloat, {4, K}, rng)).in(b, true).out(DType::kFloat, {4, N});
@@ -89,8 +90,9 @@ TEST(CpuDnnlPrepacked, GemmWithConstantBTransBAlphaBetaAndC) {
   for (int tb = 0; tb < 2; ++tb) {
     for (int with_c = 0; with_c < 2; ++with_c) {
       for (size_t ci = 0; ci < (with_c ? c_shapes.size() : 1); ++ci) {
-        for (const auto& [alpha, beta] :
+        for (const auto& [alpha_value, beta_value] :
              std::vector<std::pair<float, float>>{{1.0f, 1.0f}, {0.5f, -1.5f}}) {
+          const float alpha = alpha_value, beta = beta_value;  // captured below; see N above
           const Host b = Host::random(DType::kFloat, tb ? Dims{N, K} : Dims{K, N}, rng);
           NodeGraph ng("Gemm", 13);
           ng.in(Host::random(DType::kFloat, {3, K}, rng)).in(b, true);

@@ -16,8 +16,7 @@ const KernelSet& gen() { return generic_kernels(); }
 void expect_parts(const Host& x, int axis, const Dims& parts, const std::vector<Host>& outs) {
   ASSERT_EQ(outs.size(), parts.size());
   const Dims& s = x.shape();
-  int64_t outer = 1, inner = 1;
-  for (int k = 0; k < axis; ++k) outer *= s[k];
+  int64_t inner = 1;
   for (size_t k = axis + 1; k < s.size(); ++k) inner *= s[k];
   int64_t start = 0;
   for (size_t p = 0; p < parts.size(); ++p) {
