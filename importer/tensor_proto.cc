@@ -18,7 +18,10 @@ constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 // own limit on a model, is plenty for a sparse initializer.
 constexpr int64_t kMaxSparseDenseBytes = int64_t{2} << 30;
 
-void copy_le(void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); }  // x86-64: LE
+// x86-64: LE. An empty tensor's source (an empty vector) may be null, which memcpy forbids.
+void copy_le(void* dst, const void* src, size_t n) {
+  if (n) std::memcpy(dst, src, n);
+}
 
 template <class Field, class Store>
 void from_field(const Field& f, int64_t expect, const std::string& where, const char* field,

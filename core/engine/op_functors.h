@@ -35,10 +35,15 @@ GEON_HD T wrap_sub(T a, T b) {
   else
     return a - b;
 }
+// Unsigned types narrower than int promote to int, where 65535 * 65535 overflows: multiply in
+// at least unsigned int.
+template <class T>
+using UnsignedAtLeastInt = std::common_type_t<Unsigned<T>, unsigned>;
 template <class T>
 GEON_HD T wrap_mul(T a, T b) {
   if constexpr (kIsInt<T>)
-    return static_cast<T>(static_cast<Unsigned<T>>(a) * static_cast<Unsigned<T>>(b));
+    return static_cast<T>(static_cast<UnsignedAtLeastInt<T>>(a) *
+                          static_cast<UnsignedAtLeastInt<T>>(b));
   else
     return a * b;
 }

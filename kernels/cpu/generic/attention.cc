@@ -91,13 +91,19 @@ struct Mask {
   }
 };
 
+// `outer` is (batch, q_heads, q_seq): the mask's other dims must broadcast to them, or its
+// strides would reach past its data.
 template <class T>
-Mask<T> read_mask(const TensorRef& m, DType acc) {
+Mask<T> read_mask(const TensorRef& m, DType acc, const int64_t (&outer)[3]) {
   Mask<T> out;
   out.present = true;
   const Dims& shape = m.desc.shape;
   const int r = m.desc.rank();
   require(r >= 1 && r <= 4, "attn_mask must have rank 1 to 4");
+  for (int k = 0; k + 1 < r; ++k)
+    require(shape[k] == 1 || shape[k] == outer[4 - r + k],
+            "attn_mask dim " + std::to_string(k) + " (" + std::to_string(shape[k]) +
+                ") does not broadcast to " + std::to_string(outer[4 - r + k]));
   if (m.desc.dtype == DType::kBool) {
     std::vector<uint8_t> keep(static_cast<size_t>(std::max<int64_t>(element_count(shape), 1)));
     assign(Operand{row_major(DType::kUInt8, shape), keep.data()}, src_of(m));
@@ -155,7 +161,8 @@ void run(KernelContext& ctx, const Attrs& at, DType acc) {
   }
   const int64_t Tk = P + S;
   const std::vector<T> kall = concat_past(k, &pk, P), vall = concat_past(v, &pv, P);
-  const Mask<T> mask = given(kMask) ? read_mask<T>(ctx.input(kMask), acc) : Mask<T>{};
+  const int64_t outer[3] = {B, Hq, Sq};
+  const Mask<T> mask = given(kMask) ? read_mask<T>(ctx.input(kMask), acc, outer) : Mask<T>{};
   std::vector<int64_t> nonpad;
   if (given(kNonpad)) {
     nonpad = read_ints(ctx.input(kNonpad), "nonpad_kv_seqlen");

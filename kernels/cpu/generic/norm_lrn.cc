@@ -36,7 +36,8 @@ void lrn_run(KernelContext& ctx, const LrnParams& p) {
   T* yp = static_cast<T*>(stage_output(y, {}, compute_of<T>(), ys));
   const int64_t before = (p.size - 1) / 2, after = p.size - 1 - before;
   const T scale = T(p.alpha / static_cast<double>(p.size)), bias = T(p.bias), beta = T(p.beta);
-  parallel_rows(batch * c, spatial * p.size, [&](int64_t lo, int64_t hi) {
+  // The window is clipped to the channels: a huge size costs no more than c (nor overflows).
+  parallel_rows(batch * c, spatial * std::min(p.size, c), [&](int64_t lo, int64_t hi) {
     std::vector<T> acc(static_cast<size_t>(spatial));
     for (int64_t row = lo; row < hi; ++row) {
       const int64_t b = row / c, ch = row % c;

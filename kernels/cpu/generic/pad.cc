@@ -99,8 +99,10 @@ void pad(KernelContext& ctx, const PadParams& p) {
   Ints lead(r), kept(r), first(r);
   for (int k = 0; k < r; ++k) {
     const int64_t len = src.desc.shape[k];
-    const int64_t cut_front = before[k] < 0 ? std::min(-before[k], len) : 0;
-    const int64_t cut_back = after[k] < 0 ? std::min(-after[k], len - cut_front) : 0;
+    // -pad would overflow for INT64_MIN: compare with -len (len >= 0) instead.
+    const int64_t cut_front = before[k] >= 0 ? 0 : before[k] <= -len ? len : -before[k];
+    const int64_t rest = len - cut_front;
+    const int64_t cut_back = after[k] >= 0 ? 0 : after[k] <= -rest ? rest : -after[k];
     kept[k] = len - cut_front - cut_back;
     first[k] = cut_front;
     lead[k] = std::max<int64_t>(before[k], 0);

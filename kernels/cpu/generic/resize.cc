@@ -274,9 +274,13 @@ void run_resize(KernelContext& ctx, const Settings& s) {
     sizes = read_ints(ctx.input(s.sizes_at), "sizes");
   require(!(s.coord == resize::Coord::kTfCropAndResize && roi.empty()),
           "tf_crop_and_resize needs the roi input");
-  const Plan plan = resize::make_plan(s, src.desc.shape, roi, scales, sizes);
-  check_output_size(src.desc.dtype, plan.out_shape, "the resized output");
-  const TensorRef& out = ctx.output(0, plan.out_shape);
+  const TensorRef* out_ref = nullptr;
+  const Plan plan =
+      resize::make_plan(s, src.desc.shape, roi, scales, sizes, [&](const Dims& shape) {
+        check_output_size(src.desc.dtype, shape, "the resized output");
+        out_ref = &ctx.output(0, shape);
+      });
+  const TensorRef& out = *out_ref;
   if (element_count(plan.out_shape) == 0) return;
   if (plan.axes.empty()) return assign(dst_of(out), src_of(src));
   const DType t = src.desc.dtype;

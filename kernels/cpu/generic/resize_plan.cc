@@ -277,7 +277,7 @@ Reason read_settings(const Node& n, Settings& s) {
 }
 
 Plan make_plan(const Settings& s, const Ints& in_shape, const Doubles& roi, const Doubles& scales,
-               const Ints& sizes) {
+               const Ints& sizes, const std::function<void(const Ints&)>& on_shape) {
   const int r = static_cast<int>(in_shape.size());
   Ints axes;
   std::vector<bool> seen(r, false);
@@ -340,6 +340,7 @@ Plan make_plan(const Settings& s, const Ints& in_shape, const Doubles& roi, cons
   }
   // The tables hold an entry per output position: bound the output before making them.
   check_output_size(DType::kUInt8, p.out_shape, "the resized output");
+  if (on_shape) on_shape(p.out_shape);
   if (element_count(p.out_shape) == 0) return p;  // nothing to interpolate
   for (int64_t a : axes) {
     const bool identity =

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -65,10 +66,14 @@ struct Plan {
 };
 
 // A run's plan from the input's shape and the run's roi, scales and sizes (each empty when not
-// given; scales wins when both are). Throws geon::Error on inconsistent values.
+// given; scales wins when both are). Throws geon::Error on inconsistent values. `on_shape`
+// sees the output shape before the per-position tables are made: the kernel allocates its
+// output there, so that the arena limit refuses a huge output before tables as long as its
+// axes are built.
 Plan make_plan(const Settings& s, const std::vector<int64_t>& in_shape,
                const std::vector<double>& roi, const std::vector<double>& scales,
-               const std::vector<int64_t>& sizes);
+               const std::vector<int64_t>& sizes,
+               const std::function<void(const std::vector<int64_t>&)>& on_shape = {});
 
 // The source coordinate of output position y along an axis (the ONNX coordinate
 // transformation); exposed for the tests.

@@ -190,7 +190,8 @@ struct PoolRun {
     Cursor cur{std::vector<int64_t>(s), std::vector<int64_t>(s), std::vector<int64_t>(s)};
     for (int64_t pl = begin; pl < end; ++pl) {
       const int64_t nn = pl / channels, cc = pl % channels;
-      const T* xp = x + nn * xd.strides[0] + cc * xd.strides[1];
+      // X may be empty (a zero-length spatial dim, padded): null, and then never read.
+      const T* xp = x ? x + nn * xd.strides[0] + cc * xd.strides[1] : x;
       std::fill(o.begin(), o.end(), 0);
       for (int64_t e = 0; e < outs; ++e) {
         const int64_t yo = offset_at(yd, nn, cc, o, s);
@@ -329,7 +330,8 @@ struct PoolRun {
     }
     for (int64_t pl = begin; pl < end; ++pl) {
       const int64_t nn = pl / channels, cc = pl % channels;
-      const T* xp = x + nn * xd.strides[0] + cc * xd.strides[1];
+      // X may be empty (a zero-length spatial dim, padded): null, and then never read.
+      const T* xp = x ? x + nn * xd.strides[0] + cc * xd.strides[1] : x;
       std::fill(o.begin(), o.end(), 0);
       for (int64_t row = 0; row < rows; ++row) {
         const int64_t yo = offset_at(yd, nn, cc, o, last);
@@ -391,7 +393,7 @@ struct PoolRun {
     const int64_t ycs = yd.strides[1], ics = idx ? id->strides[1] : 0;
     for (int64_t u = begin; u < end; ++u) {
       const int64_t nn = u / outs;
-      const T* xn = x + nn * xd.strides[0];
+      const T* xn = x ? x + nn * xd.strides[0] : x;  // null when X is empty (never read)
       int64_t yo = nn * yd.strides[0], io = idx ? nn * id->strides[0] : 0;
       int64_t count = 1, extent = 1;
       for (int d = 0; d < s; ++d) {

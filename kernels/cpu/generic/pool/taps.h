@@ -22,14 +22,17 @@ struct DimTaps {
 inline DimTaps dim_taps(const PoolGeometry& g, int d) {
   DimTaps t;
   const int64_t in = g.in[d], pb = g.pad_begin[d], pe = g.pad_end[d];
+  const int64_t dil = g.dilations[d];
   for (int64_t o = 0; o < g.out[d]; ++o) {
     t.first.push_back(static_cast<int64_t>(t.coord.size()));
-    int64_t ext = 0;
-    for (int64_t k = 0; k < g.kernel[d]; ++k) {
-      const int64_t pos = o * g.strides[d] - pb + k * g.dilations[d];
-      if (pos >= in + pe) break;
-      ++ext;
-      if (pos >= 0 && pos < in) t.coord.push_back(pos);
+    // Taps k at base + k * dil: those before in + pe count in the extent, and only those in
+    // [0, in) are visited (a huge kernel with huge padding costs nothing more).
+    const int64_t base = o * g.strides[d] - pb;
+    const int64_t ext = base >= in + pe ? 0 : std::min(g.kernel[d], (in + pe - base - 1) / dil + 1);
+    for (int64_t k = base >= 0 ? 0 : (-base + dil - 1) / dil; k < ext; ++k) {
+      const int64_t pos = base + k * dil;
+      if (pos >= in) break;
+      t.coord.push_back(pos);
     }
     t.extent.push_back(ext);
   }
