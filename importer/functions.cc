@@ -33,16 +33,15 @@ const onnx::FunctionProto* body_for(const onnx::NodeProto& n, BuildState& st) {
 }
 
 void expand_into(const onnx::NodeProto& call, const onnx::FunctionProto& fn, int call_id,
-                 std::vector<onnx::NodeProto>& out, BuildState& st, int depth,
-                 const std::string& where);
+                 ExpandedNodes& out, BuildState& st, int depth, const std::string& where);
 
-void emit(const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out, BuildState& st, int depth,
-          int& counter, const std::string& where) {
+void emit(const onnx::NodeProto& n, ExpandedNodes& out, BuildState& st, int depth, int& counter,
+          const std::string& where) {
   const onnx::FunctionProto* fn = body_for(n, st);
   if (!fn) {
     if (out.size() >= kMaxExpandedNodes)
       fail(ErrorCode::kResourceExhausted, where + ": function expansion produced too many nodes");
-    out.push_back(n);
+    out.add(n);
     return;
   }
   if (depth >= kMaxExpansionDepth)
@@ -53,8 +52,7 @@ void emit(const onnx::NodeProto& n, std::vector<onnx::NodeProto>& out, BuildStat
 }
 
 void expand_into(const onnx::NodeProto& call, const onnx::FunctionProto& fn, int call_id,
-                 std::vector<onnx::NodeProto>& out, BuildState& st, int depth,
-                 const std::string& where) {
+                 ExpandedNodes& out, BuildState& st, int depth, const std::string& where) {
   const std::string prefix =
       (call.name().empty() ? call.op_type() : call.name()) + "/" + std::to_string(call_id) + "/";
   std::unordered_map<std::string, std::string> rename;
@@ -74,7 +72,7 @@ void expand_into(const onnx::NodeProto& call, const onnx::FunctionProto& fn, int
   };
   int counter = 0;
   for (const auto& body_node : fn.node()) {
-    onnx::NodeProto n = body_node;
+    onnx::NodeProto& n = out.copy(body_node);
     n.set_name(prefix + body_node.name());
     for (auto& in : *n.mutable_input()) in = name_of(in);
     for (auto& o : *n.mutable_output()) o = name_of(o);
@@ -101,13 +99,10 @@ void expand_into(const onnx::NodeProto& call, const onnx::FunctionProto& fn, int
 
 }  // namespace
 
-std::vector<onnx::NodeProto> expand_functions(
-    const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes, BuildState& st,
-    const std::string& where) {
-  std::vector<onnx::NodeProto> out;
+void expand_functions(const google::protobuf::RepeatedPtrField<onnx::NodeProto>& nodes,
+                      BuildState& st, const std::string& where, ExpandedNodes& out) {
   int counter = 0;
   for (const auto& n : nodes) emit(n, out, st, 0, counter, where);
-  return out;
 }
 
 }  // namespace geon::importer

@@ -30,7 +30,7 @@ std::string node_label(const onnx::NodeProto& n, int index) {
 
 // Kahn's order over the node list; names produced by no node must already be defined
 // (initializer, input, outer scope) or the node's input is dangling.
-std::vector<int> dependency_order(const std::vector<onnx::NodeProto>& nodes, const Graph& g) {
+std::vector<int> dependency_order(const ExpandedNodes& nodes, const Graph& g) {
   std::unordered_map<std::string, int> producer;
   for (int i = 0; i < static_cast<int>(nodes.size()); ++i)
     for (const auto& o : nodes[i].output())
@@ -219,9 +219,16 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
   for (const auto& t : gp.initializer()) {
     if (t.name().empty())
       fail(ErrorCode::kInvalidArgument, gwhere + ": an initializer has no name");
-    g->add_value(constant_value(
-        t.name(), decode_tensor(t, st.opt->base_dir, gwhere + ": initializer '" + t.name() + "'"),
-        *g));
+    const std::string where = gwhere + ": initializer '" + t.name() + "'";
+    try {
+      g->add_value(constant_value(t.name(), decode_tensor(t, st.opt->base_dir, where), *g));
+    } catch (const std::bad_alloc&) {
+      fail(ErrorCode::kResourceExhausted, "out of memory while reading " + where);
+    } catch (const Error& e) {
+      // A failed buffer allocation does not know which initializer it was for.
+      if (e.code() != ErrorCode::kResourceExhausted) throw;
+      fail(e.code(), where + ": " + e.what());
+    }
   }
   for (const auto& s : gp.sparse_initializer()) {
     const std::string name = s.values().name();
@@ -272,7 +279,8 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
   for (const auto& vi : gp.value_info()) value_info[vi.name()] = &vi;
   for (const auto& vi : gp.output()) value_info.emplace(vi.name(), &vi);
 
-  const std::vector<onnx::NodeProto> nodes = expand_functions(gp.node(), st, gwhere);
+  ExpandedNodes nodes;
+  expand_functions(gp.node(), st, gwhere, nodes);
   for (int i : dependency_order(nodes, *g)) {
     const onnx::NodeProto& np = nodes[i];
     const std::string where = gwhere + ": " + node_label(np, i);

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 
 #include "core/base/error.h"
@@ -75,7 +76,7 @@ ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
   } catch (const Error& e) {
     fail(e.code(), source + ": " + e.what());
   } catch (const std::bad_alloc&) {
-    fail(ErrorCode::kResourceExhausted, source + ": out of memory while importing");
+    fail(ErrorCode::kResourceExhausted, source + ": out of memory while importing the graph");
   } catch (const std::exception& e) {
     // Only geon::Error is expected here; anything else is a bug, reported as such.
     fail(ErrorCode::kInternal, source + ": internal error while importing: " + e.what());
@@ -84,9 +85,11 @@ ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
 }
 
 // `size` is bytes.size(), or the size of a file too large to read.
-onnx::ModelProto parse(std::span<const std::byte> bytes, const std::string& source,
-                       uintmax_t size) {
-  onnx::ModelProto m;
+// The message lives on `arena`: protobuf's parser leaks what it has half built when an
+// allocation fails, and an arena frees it all at once whatever happened.
+const onnx::ModelProto& parse(std::span<const std::byte> bytes, const std::string& source,
+                              uintmax_t size, google::protobuf::Arena& arena) {
+  onnx::ModelProto& m = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (size > static_cast<uintmax_t>(INT32_MAX))
     fail(ErrorCode::kInvalidArgument,
          source + ": the model is " + std::to_string(size) +
@@ -96,7 +99,9 @@ onnx::ModelProto parse(std::span<const std::byte> bytes, const std::string& sour
     google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()),
                                               static_cast<int>(bytes.size()));
     in.SetRecursionLimit(importer::kParseRecursionLimit);
-    parsed = m.ParseFromCodedStream(&in) && in.ConsumedEntireMessage();
+    parsed = out_of_memory_context([&] { return "parsing the model " + source; },
+                                   [&] { return m.ParseFromCodedStream(&in); }) &&
+             in.ConsumedEntireMessage();
   }
   if (!parsed) {
     // Protobuf says only "failed"; when the bytes nest deeper than the parser was allowed to
@@ -120,7 +125,8 @@ onnx::ModelProto parse(std::span<const std::byte> bytes, const std::string& sour
 }  // namespace
 
 ImportedModel import_model_bytes(std::span<const std::byte> bytes, const ImportOptions& opt) {
-  return import_proto(parse(bytes, "<bytes>", bytes.size()), opt, "<bytes>");
+  google::protobuf::Arena arena;
+  return import_proto(parse(bytes, "<bytes>", bytes.size(), arena), opt, "<bytes>");
 }
 
 ImportedModel import_model_file(const std::string& path, const ImportOptions& opt_in) {
@@ -129,15 +135,21 @@ ImportedModel import_model_file(const std::string& path, const ImportOptions& op
   // Refuse what protobuf cannot parse before reading it into memory.
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > static_cast<uintmax_t>(INT32_MAX)) parse({}, path, size);
-  std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  google::protobuf::Arena arena;
+  if (!ec && size > static_cast<uintmax_t>(INT32_MAX)) parse({}, path, size, arena);
+  const std::vector<char> buf =
+      out_of_memory_context([&] { return "reading the model file " + path; },
+                            [&] {
+                              return std::vector<char>((std::istreambuf_iterator<char>(in)),
+                                                       std::istreambuf_iterator<char>());
+                            });
   ImportOptions opt = opt_in;
   if (opt.base_dir.empty()) {
     opt.base_dir = std::filesystem::path(path).parent_path().string();
     if (opt.base_dir.empty()) opt.base_dir = ".";
   }
   const auto bytes = std::as_bytes(std::span(buf));
-  return import_proto(parse(bytes, path, bytes.size()), opt, path);
+  return import_proto(parse(bytes, path, bytes.size(), arena), opt, path);
 }
 
 }  // namespace geon

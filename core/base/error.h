@@ -2,8 +2,10 @@
 // provider turns it into a status object, so no exception ever crosses the ABI.
 #pragma once
 
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace geon {
 
@@ -34,6 +36,19 @@ inline void require(bool ok, const std::string& what) {
 // A literal message costs nothing unless the check fails (no std::string is built per call).
 inline void require(bool ok, const char* what) {
   if (!ok) fail(ErrorCode::kInvalidArgument, what);
+}
+
+// Runs f() and returns what it returns; a std::bad_alloc escaping it becomes a kResourceExhausted
+// Error "out of memory while <what()>", so that the status names what could not be allocated.
+// `what` is called only then (its text costs nothing otherwise). geon::Errors pass through: a
+// context added further in is the more precise one.
+template <typename What, typename F>
+decltype(auto) out_of_memory_context(What&& what, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (const std::bad_alloc&) {
+    fail(ErrorCode::kResourceExhausted, "out of memory while " + std::string(what()));
+  }
 }
 
 }  // namespace geon

@@ -265,6 +265,7 @@ void evaluate(const Expr& expr, const Operand& dst, std::span<const ConstOperand
   const int n_acc = private_acc ? parts : 1;
   // Raw bytes: the accumulators are double, int64 or uint64 depending on the result type.
   std::vector<std::unique_ptr<std::byte[]>> accs;
+  accs.reserve(n_acc);  // before the buffers: a vector growing after `new` would leak one
   for (int a = 0; a < n_acc; ++a) {
     accs.emplace_back(new std::byte[std::max<int64_t>(acc_n, 1) * 8]);
     fill_identity(reduce, st.acc_dtype, accs.back().get(), acc_n);

@@ -10,10 +10,17 @@ namespace geon {
 
 ThreadPool::ThreadPool(int threads) {
   require(threads >= 1, "ThreadPool: thread count must be >= 1, got " + std::to_string(threads));
-  for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  try {
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  } catch (...) {
+    // No destructor runs for a half-made pool: stop the started workers here, or destroying
+    // their joinable std::threads calls std::terminate (out of memory or threads).
+    stop_and_join();
+    throw;
+  }
 }
 
-ThreadPool::~ThreadPool() {
+void ThreadPool::stop_and_join() noexcept {
   {
     std::lock_guard lock(m_);
     stop_ = true;
@@ -21,6 +28,8 @@ ThreadPool::~ThreadPool() {
   wake_.notify_all();
   for (auto& t : workers_) t.join();
 }
+
+ThreadPool::~ThreadPool() { stop_and_join(); }
 
 void ThreadPool::run(int parts, const std::function<void(int)>& fn) {
   require(parts >= 0 && parts <= size(), "ThreadPool::run: parts out of range");

@@ -33,6 +33,7 @@ class ThreadPool {
 
  private:
   void worker_loop(int index);
+  void stop_and_join() noexcept;
 
   std::vector<std::thread> workers_;
   std::mutex job_mutex_;  // one job at a time

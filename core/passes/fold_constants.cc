@@ -133,6 +133,8 @@ std::optional<std::vector<std::shared_ptr<TensorData>>> run_node(const Graph& g,
   FoldContext ctx(g, n, max_bytes, budget);
   try {
     e.create(g, n)->compute(ctx);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory fails the session (named by the pass) rather than going unseen
   } catch (const std::exception&) {
     // Bad constants, a size bound, an unplanned shape: the node stays and the run reports it.
     return std::nullopt;

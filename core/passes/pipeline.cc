@@ -4,6 +4,10 @@
 // elementwise fusion runs last, on what the other fusions left.
 #include "core/passes/pipeline.h"
 
+#include <string>
+
+#include "core/base/error.h"
+
 #include "core/passes/fold_batchnorm.h"
 #include "core/passes/fold_constants.h"
 #include "core/passes/fuse_attention.h"
@@ -16,15 +20,21 @@
 namespace geon {
 
 void run_passes(Graph& g, std::span<const KernelSet* const> sets, const PassOptions& opt) {
-  if (opt.optimization_level >= 1) fold_constants(g, sets);
+  // Out of memory in a pass is reported with the pass's name.
+  auto pass = [](const char* name, auto&& run) {
+    out_of_memory_context([name] { return std::string("running the graph pass ") + name; }, run);
+  };
+  if (opt.optimization_level >= 1) pass("fold_constants", [&] { fold_constants(g, sets); });
   if (opt.optimization_level < 2) return;
-  recognise_layernorm_gelu(g, sets);
-  fold_batchnorm(g);
-  fuse_conv(g, sets);
-  fuse_attention(g, sets);  // before fuse_matmul and fuse_elementwise take its pieces
-  fuse_matmul(g, sets);
-  fuse_elementwise(g, sets);
-  if (channels_last_preferred(sets)) select_layouts(g);  // on the fused graph
+  pass("recognise_layernorm_gelu", [&] { recognise_layernorm_gelu(g, sets); });
+  pass("fold_batchnorm", [&] { fold_batchnorm(g); });
+  pass("fuse_conv", [&] { fuse_conv(g, sets); });
+  // before fuse_matmul and fuse_elementwise take its pieces
+  pass("fuse_attention", [&] { fuse_attention(g, sets); });
+  pass("fuse_matmul", [&] { fuse_matmul(g, sets); });
+  pass("fuse_elementwise", [&] { fuse_elementwise(g, sets); });
+  if (channels_last_preferred(sets))  // on the fused graph
+    pass("select_layouts", [&] { select_layouts(g); });
 }
 
 }  // namespace geon

@@ -78,6 +78,8 @@ CompiledNode compile_node(const Graph& g, int index, const Placement& p,
     if (!cn.kernel) fail(ErrorCode::kInternal, "set " + std::string(set.name) + " made no kernel");
   } catch (const Error& e) {
     throw Error(e.code(), where + e.what());
+  } catch (const std::bad_alloc&) {
+    fail(ErrorCode::kResourceExhausted, where + "out of memory while compiling its kernel");
   }
   return cn;
 }

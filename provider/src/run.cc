@@ -147,40 +147,51 @@ GeonStatus* run(GeonSession* s, const char* const* input_names, const GeonTensor
     }
     if (n_outputs > 0) require_arg(output_names, "output_names");
     const Graph& g = *session->graph;
-    std::vector<TensorRef> refs = bind_inputs(*session, input_names, inputs, n_inputs);
-    const std::vector<int> selected = select_outputs(g, output_names, n_outputs);
+    // Running out of memory outside the model's nodes (which name themselves) names the step.
+    auto step = [](const char* what) { return [what] { return std::string(what); }; };
+    std::vector<TensorRef> refs = out_of_memory_context(step("binding the run's inputs"), [&] {
+      return bind_inputs(*session, input_names, inputs, n_inputs);
+    });
+    const std::vector<int> selected =
+        out_of_memory_context(step("selecting the run's outputs"),
+                              [&] { return select_outputs(g, output_names, n_outputs); });
 
     std::vector<TensorRef> caller;
     bool all_in_caller_memory = true;
-    for (size_t i = 0; i < selected.size(); ++i) {
-      const Value& v = g.value(g.outputs[selected[i]]);
-      const std::string what = "output '" + v.name + "'";
-      if (outputs && outputs[i].data) {
-        if (caller.empty()) caller.resize(selected.size());
-        caller[i].desc = checked_desc(outputs[i], v, what);
-        caller[i].data = outputs[i].data;
-        continue;
+    out_of_memory_context(step("binding the run's outputs"), [&] {
+      for (size_t i = 0; i < selected.size(); ++i) {
+        const Value& v = g.value(g.outputs[selected[i]]);
+        const std::string what = "output '" + v.name + "'";
+        if (outputs && outputs[i].data) {
+          if (caller.empty()) caller.resize(selected.size());
+          caller[i].desc = checked_desc(outputs[i], v, what);
+          caller[i].data = outputs[i].data;
+          continue;
+        }
+        all_in_caller_memory = false;
+        if (v.type.kind != TypeKind::kTensor || v.dtype() == DType::kString)
+          api_fail(GEON_UNSUPPORTED, what + " is " + to_string(v.type) +
+                                         "; the C ABI returns dense numeric tensors only");
       }
-      all_in_caller_memory = false;
-      if (v.type.kind != TypeKind::kTensor || v.dtype() == DType::kString)
-        api_fail(GEON_UNSUPPORTED, what + " is " + to_string(v.type) +
-                                       "; the C ABI returns dense numeric tensors only");
-    }
+    });
     if (!all_in_caller_memory && !result)
       api_fail(GEON_INVALID_ARGUMENT,
                "argument 'result' is null but some outputs have no caller memory");
 
-    std::vector<OwnedTensor> produced = session->exe->run(refs, selected, caller);
+    std::vector<OwnedTensor> produced = out_of_memory_context(
+        step("running the model"), [&] { return session->exe->run(refs, selected, caller); });
     if (!result) return;
     // The tensors own their storage (the host allocator's, not the session's arenas), so a
     // result stays valid after its session is released.
-    auto r = std::make_shared<Result>();
-    for (size_t i = 0; i < selected.size(); ++i) {
-      if (!caller.empty() && caller[i].data) continue;
-      r->names.push_back(g.value(g.outputs[selected[i]]).name);
-      r->tensors.push_back(std::move(produced.at(i)));
-    }
-    *result = result_table().add(std::move(r));
+    *result = out_of_memory_context(step("returning the outputs"), [&] {
+      auto r = std::make_shared<Result>();
+      for (size_t i = 0; i < selected.size(); ++i) {
+        if (!caller.empty() && caller[i].data) continue;
+        r->names.push_back(g.value(g.outputs[selected[i]]).name);
+        r->tensors.push_back(std::move(produced.at(i)));
+      }
+      return result_table().add(std::move(r));
+    });
   });
 }
 

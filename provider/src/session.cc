@@ -65,25 +65,9 @@ void check_strict(const Graph& g, std::span<const KernelSet* const> sets) {
          "strict mode: these nodes cannot run on " + std::string(sets[0]->name) + ":" + refused);
 }
 
-}  // namespace
-
-SessionTable& session_table() {
-  // Never destroyed: sessions the host leaks are not torn down during static destruction,
-  // when the engine pools they use may already be gone.
-  static auto* table = new SessionTable("session", "release_session");
-  return *table;
-}
-
-std::unique_ptr<Session> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
-                                      DeviceList devices) {
-  if (devices.sets.empty())
-    api_fail(GEON_UNSUPPORTED, "no kernel set is available: " + unavailable_text(devices));
-  if (!devices.unavailable.empty())
-    log(o, LogLevel::kWarning, "skipped kernel sets: " + unavailable_text(devices));
-  check_tensor_boundary(*g);
-  optimize(*g, devices.sets, o);
-  if (o.strict) check_strict(*g, devices.sets);
-
+// The part of make_session that compiles: its running out of memory is named so.
+std::unique_ptr<Session> compile_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
+                                         DeviceList devices) {
   auto s = std::make_unique<Session>();
   s->options = o;
   s->devices = std::move(devices);
@@ -113,6 +97,46 @@ std::unique_ptr<Session> make_session(std::shared_ptr<Graph> g, const ProviderOp
   return s;
 }
 
+}  // namespace
+
+SessionTable& session_table() {
+  // Never destroyed: sessions the host leaks are not torn down during static destruction,
+  // when the engine pools they use may already be gone.
+  static auto* table = new SessionTable("session", "release_session");
+  return *table;
+}
+
+std::unique_ptr<Session> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
+                                      DeviceList devices) {
+  if (devices.sets.empty())
+    api_fail(GEON_UNSUPPORTED, "no kernel set is available: " + unavailable_text(devices));
+  if (!devices.unavailable.empty())
+    log(o, LogLevel::kWarning, "skipped kernel sets: " + unavailable_text(devices));
+  check_tensor_boundary(*g);
+  optimize(*g, devices.sets, o);
+  if (o.strict) check_strict(*g, devices.sets);
+  // Running out of memory below is reported with the phase: compiling, or the rest.
+  return out_of_memory_context(
+      [] { return std::string("compiling the session"); },
+      [&] { return compile_session(std::move(g), o, std::move(devices)); });
+}
+
+namespace {
+
+// The steps of create_session*, each naming itself when memory runs out.
+GeonSession* import_and_compile(const ProviderOptions& o, const auto& import) {
+  ImportedModel m =
+      out_of_memory_context([] { return std::string("importing the model"); }, import);
+  auto s = out_of_memory_context(
+      [] { return std::string("creating the session"); },
+      [&] { return make_session(std::move(m.graph), o, resolve_devices(o.devices)); });
+  s->metadata = std::move(m.metadata);
+  return out_of_memory_context([] { return std::string("registering the session's handle"); },
+                               [&] { return session_table().add(std::move(s)); });
+}
+
+}  // namespace
+
 GeonStatus* create_session(const char* model_path, const GeonOptions* options,
                            GeonSession** out) noexcept {
   return guard("create_session", Stage::kModel, [&] {
@@ -120,10 +144,7 @@ GeonStatus* create_session(const char* model_path, const GeonOptions* options,
     *out = nullptr;
     const std::shared_ptr<const ProviderOptions> held = options_or_default(options);
     const ProviderOptions& o = *held;
-    ImportedModel m = import_from_path(model_path, o);
-    auto s = make_session(std::move(m.graph), o, resolve_devices(o.devices));
-    s->metadata = std::move(m.metadata);
-    *out = session_table().add(std::move(s));
+    *out = import_and_compile(o, [&] { return import_from_path(model_path, o); });
   });
 }
 
@@ -134,10 +155,7 @@ GeonStatus* create_session_from_bytes(const void* bytes, size_t size, const char
     *out = nullptr;
     const std::shared_ptr<const ProviderOptions> held = options_or_default(options);
     const ProviderOptions& o = *held;
-    ImportedModel m = import_from_bytes(bytes, size, base_dir, o);
-    auto s = make_session(std::move(m.graph), o, resolve_devices(o.devices));
-    s->metadata = std::move(m.metadata);
-    *out = session_table().add(std::move(s));
+    *out = import_and_compile(o, [&] { return import_from_bytes(bytes, size, base_dir, o); });
   });
 }
 

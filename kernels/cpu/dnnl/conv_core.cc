@@ -521,6 +521,8 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
     run_reorder(dnnl::reorder(from, packed->mem), from, packed->mem);
     p.packed = std::move(packed);
     p.packed_w_shape = w;
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory fails the session, with its node named, rather than going unseen
   } catch (const std::exception&) {
     // No packing: W is reordered per run from the input instead.
     p.packed.reset();

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <future>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 
@@ -36,8 +38,9 @@ void* dnnl_thread_scratchpad(size_t bytes) {
   thread_local std::unique_ptr<std::byte[]> buffer;
   thread_local size_t size = 0;
   if (bytes + kAlign > size) {
+    // The size only once the buffer exists: a failed allocation keeps the old pair intact.
+    buffer.reset(new std::byte[bytes + kAlign]);
     size = bytes + kAlign;
-    buffer.reset(new std::byte[size]);
   }
   const auto at = reinterpret_cast<uintptr_t>(buffer.get());
   return buffer.get() + ((kAlign - at % kAlign) % kAlign);
@@ -61,4 +64,32 @@ void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args
   stream.wait();
 }
 
+void dnnl_evict_primitive_cache() noexcept {
+  int capacity = 0;
+  if (dnnl_get_primitive_cache_capacity(&capacity) != dnnl_success || capacity <= 0) return;
+  dnnl_set_primitive_cache_capacity(0);
+  dnnl_set_primitive_cache_capacity(capacity);
+}
+
 }  // namespace geon::cpu
+
+// Every dnnl_primitive_create of geon's objects comes here (the link's
+// --wrap=dnnl_primitive_create, kernels/cpu/CMakeLists.txt). oneDNN 2.6 puts a promise in its
+// primitive cache before it makes the primitive; when that throws std::bad_alloc, the promise
+// is destroyed unset and the cache keeps it, so every later creation of the same primitive in
+// the process throws std::future_error ("Broken promise"). Emptying the cache drops the broken
+// entry. A broken entry met here (left by a creation outside geon) is dropped and retried once.
+extern "C" dnnl_status_t __real_dnnl_primitive_create(dnnl_primitive_t* primitive,
+                                                      const_dnnl_primitive_desc_t pd);
+extern "C" dnnl_status_t __wrap_dnnl_primitive_create(dnnl_primitive_t* primitive,
+                                                      const_dnnl_primitive_desc_t pd) {
+  try {
+    return __real_dnnl_primitive_create(primitive, pd);
+  } catch (const std::bad_alloc&) {
+    geon::cpu::dnnl_evict_primitive_cache();
+    throw;
+  } catch (const std::future_error&) {
+    geon::cpu::dnnl_evict_primitive_cache();
+  }
+  return __real_dnnl_primitive_create(primitive, pd);
+}

@@ -28,4 +28,8 @@ void* dnnl_thread_scratchpad(size_t bytes);
 void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
               const dnnl::memory::desc& scratch, size_t scratch_bytes, std::string_view failure);
 
+// Empties oneDNN's process-wide primitive cache (primitives in use stay alive): how a cache
+// entry broken by an allocation failure is dropped (see __wrap_dnnl_primitive_create).
+void dnnl_evict_primitive_cache() noexcept;
+
 }  // namespace geon::cpu
