@@ -14,7 +14,9 @@ want_torch=0
 apt_pkgs=(build-essential cmake ninja-build pkg-config clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
   "libdnnl-dev=${DNNL_DEB}" "libonnx-dev=${ONNX_DEB}" libprotobuf-dev protobuf-compiler
-  "libonnx-testdata=${ONNX_TESTDATA_DEB}" "graphviz=${GRAPHVIZ_DEB}")
+  "libonnx-testdata=${ONNX_TESTDATA_DEB}" "graphviz=${GRAPHVIZ_DEB}"
+  "clang-14=${CLANG_DEB}" "libclang-rt-14-dev=${CLANG_DEB}" "libomp-14-dev=${CLANG_DEB}"
+  "llvm-14=${CLANG_DEB}" "llvm=${LLVM_DEB}")
 [ "$want_torch" = 1 ] && apt_pkgs+=("python3-torch=${TORCH_DEB}" "python3-torchvision=${TORCHVISION_DEB}")
 
 missing=()

@@ -1,0 +1,101 @@
+// Seeded and stored inputs for the stress programs (see feeds.h).
+#include "tests/stress/feeds.h"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace geon::stress {
+namespace {
+
+// A small LCG: the same seed gives the same inputs in every build and on every machine.
+struct Lcg {
+  uint32_t state;
+  uint32_t next() { return state = state * 1664525u + 1013904223u; }
+  // In [-2, 2), so that relu-like ops see both signs.
+  double signed_unit() { return (next() >> 8) / double(1u << 24) * 4.0 - 2.0; }
+};
+
+template <typename T>
+void fill(std::vector<unsigned char>& bytes, size_t n, Lcg& lcg, T (*make)(Lcg&)) {
+  bytes.resize(n * sizeof(T));
+  for (size_t i = 0; i < n; ++i) {
+    const T v = make(lcg);
+    std::memcpy(bytes.data() + i * sizeof(T), &v, sizeof(T));
+  }
+}
+
+std::string status_text(const GeonApi& api, GeonStatus* s) {
+  std::string text = api.status_message(s);
+  api.release_status(s);
+  return text;
+}
+
+}  // namespace
+
+std::vector<Feed> seeded_feeds(const GeonApi& api, const GeonSession* session, uint32_t seed) {
+  std::vector<Feed> feeds;
+  Lcg lcg{seed};
+  for (size_t i = 0; i < api.session_input_count(session); ++i) {
+    if (api.session_input_has_default(session, i)) continue;
+    GeonValueInfo info{};
+    if (GeonStatus* s = api.session_input_info(session, i, &info))
+      throw std::runtime_error("input " + std::to_string(i) + ": " + status_text(api, s));
+    if (info.rank < 0)
+      throw std::runtime_error(std::string("input '") + info.name + "' has no known rank");
+    Feed f{info.name, info.dtype, {}, {}};
+    size_t n = 1;
+    for (int32_t d = 0; d < info.rank; ++d) {
+      f.shape.push_back(info.dims[d] < 0 ? 2 : info.dims[d]);  // a symbolic dim: 2
+      n *= static_cast<size_t>(f.shape.back());
+    }
+    switch (info.dtype) {
+      case 1:  // float
+        fill<float>(f.data, n, lcg, [](Lcg& g) { return static_cast<float>(g.signed_unit()); });
+        break;
+      case 11:  // double
+        fill<double>(f.data, n, lcg, [](Lcg& g) { return g.signed_unit(); });
+        break;
+      case 6:  // int32: small non-negative values, valid as indices of small axes
+        fill<int32_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<int32_t>(g.next() >> 30); });
+        break;
+      case 7:  // int64, as int32
+        fill<int64_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<int64_t>(g.next() >> 30); });
+        break;
+      case 9:  // bool
+        fill<uint8_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<uint8_t>(g.next() >> 31); });
+        break;
+      default:
+        throw std::runtime_error(std::string("input '") + info.name + "' has dtype " +
+                                 std::to_string(info.dtype) + ", which seeded_feeds cannot fill");
+    }
+    feeds.push_back(std::move(f));
+  }
+  return feeds;
+}
+
+std::vector<Feed> read_feeds(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open feeds file '" + path + "'");
+  std::vector<Feed> feeds;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::istringstream header(line);
+    Feed f;
+    int32_t rank = -1;
+    uint64_t bytes = 0;
+    header >> f.name >> f.dtype >> rank;
+    for (int32_t d = 0; header && d < rank; ++d) f.shape.push_back(0), header >> f.shape.back();
+    header >> bytes;
+    if (!header || rank < 0) throw std::runtime_error("'" + path + "': bad header '" + line + "'");
+    f.data.resize(bytes);
+    if (!in.read(reinterpret_cast<char*>(f.data.data()), static_cast<std::streamsize>(bytes)))
+      throw std::runtime_error("'" + path + "': input '" + f.name + "' is cut short");
+    feeds.push_back(std::move(f));
+  }
+  return feeds;
+}
+
+}  // namespace geon::stress
