@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/onnx/elementwise.h"
+#include "kernels/cpu/generic/families.h"
 #include "kernels/cpu/generic/ops.h"
 #include "kernels/cpu/kernel_sets.h"
 
@@ -91,8 +92,15 @@ const KernelEntry kOther[] = {
 }  // namespace
 
 const KernelSet& generic_kernels() {
-  static const std::vector<KernelEntry> entries =
-      onnx::with_elementwise_rows(supports_elementwise, create_elementwise, kOther);
+  static const std::vector<KernelEntry> entries = [] {
+    std::vector<KernelEntry> rows(std::begin(kOther), std::end(kOther));
+    for (auto family : {training_rows, indexing_rows, layout_rows, signal_rows, ordering_rows,
+                        quant_rows, vision_rows, attention_rows, text_rows}) {
+      std::span<const KernelEntry> more = family();
+      rows.insert(rows.end(), more.begin(), more.end());
+    }
+    return onnx::with_elementwise_rows(supports_elementwise, create_elementwise, rows);
+  }();
   static const KernelSet set{"cpu.generic", Device{DeviceKind::kHost, 0}, entries};
   return set;
 }

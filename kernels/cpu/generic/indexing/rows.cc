@@ -1,0 +1,8 @@
+// cpu.generic's indexing family: its rows of the kernel table (generic/families.h).
+#include "kernels/cpu/generic/families.h"
+
+namespace geon::cpu {
+
+std::span<const KernelEntry> indexing_rows() { return {}; }
+
+}  // namespace geon::cpu
