@@ -54,6 +54,11 @@ ExprArg ExprBuilder::apply(std::string_view name, std::initializer_list<ExprArg>
   for (double s : scale) node.scale[i++] = s;
   const ExprArg typed = node.args[op->condition_first ? 1 : 0];
   node.compute = compute_dtype(dtype_of(typed));
+  // ONNX Pow of an integer base by a floating exponent raises in floating point (the result
+  // keeps the base's type, truncated when stored): compute in double, not in the base's type.
+  if (name == "pow" && n == 2 && node.compute != DType::kFloat && node.compute != DType::kDouble &&
+      is_floating(dtype_of(node.args[1])))
+    node.compute = DType::kDouble;
   const int ci = compute_index(node.compute);
   if (ci < 0 || op->fn[ci] == nullptr)
     fail(ErrorCode::kNotSupported, "engine: op '" + std::string(name) + "' is not defined for " +

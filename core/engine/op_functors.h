@@ -346,6 +346,13 @@ struct IsInf {
     return std::isinf(x);
   }
 };
+// IsInf detecting one sign or none: alpha != 0 detects +inf, beta != 0 detects -inf.
+struct IsInfSigned {
+  template <class T>
+  GEON_HD static bool f(T x, const OpParams& p) {
+    return std::isinf(x) && (x > T(0) ? p.alpha != 0 : p.beta != 0);
+  }
+};
 
 // ---- binary ----
 struct Add {

@@ -113,6 +113,7 @@ const OpDef kOps[] = {
     op<Shrink, 1, kNum>("shrink"),
     op<IsNan, 1, kF, true>("isnan"),
     op<IsInf, 1, kF, true>("isinf"),
+    op<IsInfSigned, 1, kF, true>("isinf_signed"),
     // binary
     op<Add, 2, kNum>("add"),
     op<Sub, 2, kNum>("sub"),

@@ -33,6 +33,15 @@ std::optional<Reduce> reduction_of(std::string_view op) {
   return std::nullopt;
 }
 
+std::optional<ComposedReduce> composed_reduction_of(std::string_view op) {
+  if (op == "ReduceL1") return ComposedReduce{"abs", "", false};
+  if (op == "ReduceL2") return ComposedReduce{"square", "sqrt", false};
+  if (op == "ReduceLogSum") return ComposedReduce{"", "log", false};
+  if (op == "ReduceLogSumExp") return ComposedReduce{"exp", "log", true};
+  if (op == "ReduceSumSquare") return ComposedReduce{"square", "", false};
+  return std::nullopt;
+}
+
 ReduceParams reduce_params(const Graph& g, const Node& n, bool axes_from_input) {
   ReduceParams p;
   p.reduce = reduction_of(n.op).value_or(Reduce::kSum);

@@ -1,11 +1,13 @@
 // ONNX's ReduceSum/Mean/Max/Min/Prod as one engine reduction: the reduction kind, the axes
 // (attribute before the opset that made them an input), and the destination view that keeps
-// every reduced dim as length 1 so the engine accumulates onto it. Shared by the kernel sets.
+// every reduced dim as length 1 so the engine accumulates onto it; and ReduceL1/L2/LogSum/
+// LogSumExp/SumSquare as an engine sum between two elementwise maps. Shared by the kernel sets.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "core/desc/desc.h"
@@ -16,6 +18,21 @@ namespace geon::onnx {
 
 // The reduction of an op name ("ReduceSum" ...), or nullopt for other ops.
 std::optional<Reduce> reduction_of(std::string_view op);
+
+// ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp and ReduceSumSquare: a sum of `before`(x),
+// then `after` applied to each sum (engine op names; empty = none). LogSumExp is max-shifted for
+// stability: log(sum(exp(x - m))) + m, m the largest finite element (0 when there is none), so
+// large inputs do not overflow and an infinite one gives an infinite result instead of NaN.
+// An empty reduction gives each form's value at a sum of 0: 0 for L1, L2 and SumSquare, -inf
+// for LogSum and LogSumExp (the spec's identities). With noop_with_empty_axes and no axes the
+// maps still apply element by element (opset 18: ReduceSumSquare "acts as a vanilla Square").
+struct ComposedReduce {
+  std::string_view before;
+  std::string_view after;
+  bool max_shifted = false;
+};
+// The composition of an op name, or nullopt for other ops (the plain reductions included).
+std::optional<ComposedReduce> composed_reduction_of(std::string_view op);
 
 // The parameters read from a node: axes (attribute or constant input 1), keepdims,
 // noop_with_empty_axes (only meaningful where axes is an input).

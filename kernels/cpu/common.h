@@ -49,6 +49,12 @@ Reason require_constant(const Graph& g, const Node& n, int i, std::string_view w
 // A reason unless the engine op `op` exists for the compute type of t.
 Reason check_engine_op(std::string_view op, DType t);
 
+// The entry points of one op family, as a kernel table row binds them: supports_<name> (nullopt
+// or why not) and create_<name>. Each family's ops.h declares its families with this.
+#define GEON_CPU_FAMILY(name)                            \
+  Reason supports_##name(const Graph& g, const Node& n); \
+  std::unique_ptr<Kernel> create_##name(const Graph& g, const Node& n)
+
 inline ConstOperand src_of(const TensorRef& t) { return ConstOperand(t.desc, t.data); }
 inline Operand dst_of(const TensorRef& t) { return Operand{t.desc, t.data}; }
 

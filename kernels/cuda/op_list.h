@@ -72,7 +72,8 @@ constexpr unsigned type_class() {
   X(ThresholdedRelu, "thresholded_relu", kF, false, false) \
   X(Shrink, "shrink", kNum, false, false)                  \
   X(IsNan, "isnan", kF, true, false)                       \
-  X(IsInf, "isinf", kF, true, false)
+  X(IsInf, "isinf", kF, true, false)                       \
+  X(IsInfSigned, "isinf_signed", kF, true, false)
 
 #define GEON_CUDA_BINARY_OPS(X)                                  \
   X(Add, "add", kNum, false, false)                              \

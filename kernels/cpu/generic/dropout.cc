@@ -1,10 +1,13 @@
 // Dropout at inference: y = x (a view of the input when no mask is asked for) and a mask that
 // keeps everything. Training mode (opset 12's training_mode input) with a nonzero ratio drops
-// elements at random: refused when the inputs are constants, a kNotSupported error at run time
-// otherwise. Before opset 7 the is_test attribute is read as inference too, as runtimes do.
+// each element with probability `ratio` and scales the kept ones by 1 / (1 - ratio); the seed
+// attribute makes the draw reproducible (generic/attention/random.h). Before opset 7 the
+// is_test attribute is read as inference too, as runtimes do.
 #include <string>
 
 #include "core/base/error.h"
+#include "kernels/cpu/generic/attention/dense.h"
+#include "kernels/cpu/generic/attention/random.h"
 #include "kernels/cpu/generic/ops.h"
 
 namespace geon::cpu {
@@ -26,13 +29,29 @@ bool input_given(const KernelContext& ctx, int i) {
   return i < ctx.num_inputs() && ctx.input(i).data != nullptr;
 }
 
-// Throws unless this run is an identity: training_mode off (the default), or a zero ratio.
-void check_inference(const KernelContext& ctx) {
-  if (!input_given(ctx, 2) || scalar_value(ctx.input(2), "training_mode") == 0) return;
+// The ratio this run drops with: 0 (an identity) unless training_mode is true.
+double drop_ratio(const KernelContext& ctx) {
+  if (!input_given(ctx, 2) || scalar_value(ctx.input(2), "training_mode") == 0) return 0;
   const double ratio = input_given(ctx, 1) ? scalar_value(ctx.input(1), "ratio") : 0.5;
-  if (ratio != 0)
-    fail(ErrorCode::kNotSupported, "training_mode is true with ratio " + std::to_string(ratio) +
-                                       ": random dropout is not implemented");
+  require(ratio >= 0 && ratio < 1,
+          "ratio is " + std::to_string(ratio) + "; it must be in [0, 1) in training mode");
+  return ratio;
+}
+
+// y = x * keep / (1 - ratio) with keep drawn per element; the mask (when requested) is keep.
+void drop(KernelContext& ctx, double ratio, std::optional<double> seed, bool mask) {
+  const TensorRef& src = ctx.input(0);
+  std::vector<double> y = dense_as<double>(src);
+  std::vector<double> keep(y.size());
+  RandomStream stream(seed);
+  const double scale = 1.0 / (1.0 - ratio);
+  const int64_t count = element_count(src.desc);
+  for (int64_t i = 0; i < count; ++i) {
+    keep[i] = stream.uniform() >= ratio ? 1.0 : 0.0;
+    y[i] = y[i] * keep[i] * scale;  // the spec's product: a dropped inf or NaN stays NaN
+  }
+  store_dense(ctx.output(0, src.desc.shape), y);
+  if (mask) store_dense(ctx.output(1, src.desc.shape), keep);
 }
 
 // The constant value of input i when it is a one-element constant.
@@ -51,21 +70,31 @@ Reason supports_dropout(const Graph& g, const Node& n) {
   const std::optional<double> training = constant_scalar(g, n, 2);
   if (!training || *training == 0) return std::nullopt;
   const std::optional<double> ratio = has_input(n, 1) ? constant_scalar(g, n, 1) : 0.5;
-  if (ratio && *ratio != 0)
-    return "training_mode is true with ratio " + std::to_string(*ratio) +
-           ": random dropout is not implemented";
+  if (ratio && !(*ratio >= 0 && *ratio < 1))
+    return "training_mode is true with ratio " + std::to_string(*ratio) + ": it must be in [0, 1)";
   return std::nullopt;
 }
 
 std::unique_ptr<Kernel> create_dropout(const Graph&, const Node& n) {
   const bool mask = n.outputs.size() > 1 && n.outputs[1] >= 0;
+  const std::optional<double> seed = seed_attr(n);
+  // A training run is no view: view() says so and compute() draws.
   if (!mask)
-    return make_view_kernel(n, [](const TensorDesc& d, const KernelContext& ctx) {
-      check_inference(ctx);
-      return std::optional<TensorDesc>(d);
-    });
-  return make_node_kernel(n, [](KernelContext& ctx) {
-    check_inference(ctx);
+    return make_view_kernel(
+        n,
+        [](const TensorDesc& d, const KernelContext& ctx) {
+          return drop_ratio(ctx) == 0 ? std::optional<TensorDesc>(d) : std::nullopt;
+        },
+        [seed](KernelContext& ctx) {
+          const double ratio = drop_ratio(ctx);
+          if (ratio != 0) return drop(ctx, ratio, seed, false);
+          const TensorRef& src = ctx.input(0);
+          const TensorRef& y = ctx.output(0, src.desc.shape);
+          if (element_count(y.desc) > 0) assign(dst_of(y), src_of(src));
+        });
+  return make_node_kernel(n, [seed](KernelContext& ctx) {
+    const double ratio = drop_ratio(ctx);
+    if (ratio != 0) return drop(ctx, ratio, seed, true);
     const TensorRef& src = ctx.input(0);
     const TensorRef& y = ctx.output(0, src.desc.shape);
     if (element_count(y.desc) > 0) assign(dst_of(y), src_of(src));

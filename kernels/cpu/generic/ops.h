@@ -47,10 +47,6 @@ std::unique_ptr<Kernel> make_node_kernel(const Node& n, FnKernel::Fn fn);
 using ViewFn = std::function<std::optional<TensorDesc>(const TensorDesc&, const KernelContext&)>;
 std::unique_ptr<Kernel> make_view_kernel(const Node& n, ViewFn view, FnKernel::Fn copy = {});
 
-#define GEON_CPU_FAMILY(name)                            \
-  Reason supports_##name(const Graph& g, const Node& n); \
-  std::unique_ptr<Kernel> create_##name(const Graph& g, const Node& n)
-
 // generic/elementwise.cc: unary, binary, variadic, comparison, logic, activations, Where.
 GEON_CPU_FAMILY(elementwise);
 // generic/cast_clip.cc
@@ -121,8 +117,6 @@ GEON_CPU_FAMILY(gemm);
 // generic/attention.cc: Attention (23, 24); generic/rotary_embedding.cc: RotaryEmbedding (23).
 GEON_CPU_FAMILY(attention);
 GEON_CPU_FAMILY(rotary_embedding);
-
-#undef GEON_CPU_FAMILY
 
 // generic/norm_stage.cc: the normalisation and softmax families compute with plain loops on
 // dense row-major arrays of norm_compute_dtype (double for double, else float).

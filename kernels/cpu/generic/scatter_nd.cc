@@ -8,29 +8,19 @@
 
 #include "core/base/error.h"
 #include "kernels/cpu/generic/gather_rows.h"
+#include "kernels/cpu/generic/indexing/combine.h"
 #include "kernels/cpu/generic/ops.h"
 
 namespace geon::cpu {
 namespace {
 
-enum class Combine { kNone, kAdd, kMul, kMax, kMin };
-
-std::optional<Combine> combine_of(const std::string& s, int opset) {
-  if (s == "none") return Combine::kNone;
-  if (opset >= 16 && s == "add") return Combine::kAdd;
-  if (opset >= 16 && s == "mul") return Combine::kMul;
-  if (opset >= 18 && s == "max") return Combine::kMax;
-  if (opset >= 18 && s == "min") return Combine::kMin;
-  return std::nullopt;
-}
-
-const char* engine_op(Combine c) {
+const char* engine_op(Reduction c) {
   switch (c) {
-    case Combine::kAdd:
+    case Reduction::kAdd:
       return "add";
-    case Combine::kMul:
+    case Reduction::kMul:
       return "mul";
-    case Combine::kMax:
+    case Reduction::kMax:
       return "max";
     default:
       return "min";
@@ -80,32 +70,18 @@ std::vector<int64_t> slice_offsets(const TensorRef& idx, const Dims& data_shape)
 
 template <typename T>
 void combine_typed(T* out, const T* upd, const std::vector<int64_t>& offs, int64_t slice,
-                   Combine c) {
+                   Reduction c) {
   for (size_t i = 0; i < offs.size(); ++i) {
     T* o = out + offs[i];
     const T* u = upd + static_cast<int64_t>(i) * slice;
-    for (int64_t j = 0; j < slice; ++j) {
-      switch (c) {
-        case Combine::kAdd:
-          o[j] = static_cast<T>(o[j] + u[j]);
-          break;
-        case Combine::kMul:
-          o[j] = static_cast<T>(o[j] * u[j]);
-          break;
-        case Combine::kMax:
-          o[j] = u[j] > o[j] ? u[j] : o[j];
-          break;
-        default:
-          o[j] = u[j] < o[j] ? u[j] : o[j];
-          break;
-      }
-    }
+    // Integers wrap (indexing/combine.h): a hostile model cannot reach signed overflow.
+    for (int64_t j = 0; j < slice; ++j) o[j] = combine(o[j], u[j], c);
   }
 }
 
 // Native loops for the plain C++ types; false for the others (float16, packed...).
 bool combine_native(DType t, void* out, const void* upd, const std::vector<int64_t>& offs,
-                    int64_t slice, Combine c) {
+                    int64_t slice, Reduction c) {
 #define GEON_SCATTER_CASE(D, T)                                                         \
   case DType::D:                                                                        \
     combine_typed<T>(static_cast<T*>(out), static_cast<const T*>(upd), offs, slice, c); \
@@ -127,7 +103,7 @@ bool combine_native(DType t, void* out, const void* upd, const std::vector<int64
 #undef GEON_SCATTER_CASE
 }
 
-void scatter_nd(KernelContext& ctx, Combine c) {
+void scatter_nd(KernelContext& ctx, Reduction c) {
   const TensorRef &data = ctx.input(0), &idx = ctx.input(1), &upd = ctx.input(2);
   const Dims& ds = data.desc.shape;
   const Dims& is = idx.desc.shape;
@@ -178,18 +154,18 @@ void scatter_nd(KernelContext& ctx, Combine c) {
   const int64_t w = whole_bytes ? dtype_bytes_for(t, 1) : 0;
   auto* ob = static_cast<std::byte*>(base) + (whole_bytes ? work.offset * w : 0);
   const auto* ub = static_cast<const std::byte*>(u) + (whole_bytes ? u_off * w : 0);
-  if (c == Combine::kNone && whole_bytes) {
+  if (c == Reduction::kNone && whole_bytes) {
     for (size_t i = 0; i < offs.size(); ++i)
       std::memcpy(ob + offs[i] * w, ub + static_cast<int64_t>(i) * slice * w,
                   static_cast<size_t>(slice * w));
-  } else if (c == Combine::kNone || !whole_bytes || !combine_native(t, ob, ub, offs, slice, c)) {
+  } else if (c == Reduction::kNone || !whole_bytes || !combine_native(t, ob, ub, offs, slice, c)) {
     // Packed or converted dtypes: each slice through the engine, as views at element offsets.
     for (size_t i = 0; i < offs.size(); ++i) {
       TensorDesc o = row_major(t, slice_shape), s = o;
       o.offset = work.offset + offs[i];
       s.offset = u_off + static_cast<int64_t>(i) * slice;
       const Operand dst{o, base};
-      if (c == Combine::kNone)
+      if (c == Reduction::kNone)
         assign(dst, ConstOperand(s, u));
       else
         binary(engine_op(c), dst, ConstOperand(o, base), ConstOperand(s, u));
@@ -207,14 +183,14 @@ Reason supports_scatter_nd(const Graph& g, const Node& n) {
   const DType it = input_dtype(g, n, 1);
   if (it != DType::kInt64 && it != DType::kInt32) return "indices must be int64 or int32";
   const std::string red = attr_string(n, "reduction", "none");
-  const std::optional<Combine> c = combine_of(red, n.opset);
+  const std::optional<Reduction> c = reduction_of(red, n.opset);
   if (!c) return "reduction '" + red + "' is not valid at opset " + std::to_string(n.opset);
-  if (*c == Combine::kNone) return engine_dtype_reason(t, "data");
+  if (*c == Reduction::kNone) return engine_dtype_reason(t, "data");
   return check_engine_op(engine_op(*c), t);
 }
 
 std::unique_ptr<Kernel> create_scatter_nd(const Graph& /*g*/, const Node& n) {
-  const Combine c = *combine_of(attr_string(n, "reduction", "none"), n.opset);
+  const Reduction c = *reduction_of(attr_string(n, "reduction", "none"), n.opset);
   return make_node_kernel(n, [c](KernelContext& ctx) { scatter_nd(ctx, c); });
 }
 

@@ -45,6 +45,11 @@ TEST(OnnxElementwise, SpecResolvesAttributeVariants) {
             "shift_left");
   EXPECT_FLOAT_EQ(elementwise_spec(OneNode("LeakyRelu").n).params.alpha, 0.01f);
   EXPECT_FLOAT_EQ(elementwise_spec(OneNode("Elu").attr_f("alpha", 0.5f).n).params.alpha, 0.5f);
+  EXPECT_EQ(elementwise_spec(OneNode("IsInf").n).engine_op, "isinf");
+  const ElementwiseSpec pos = elementwise_spec(OneNode("IsInf").attr_i("detect_negative", 0).n);
+  EXPECT_EQ(pos.engine_op, "isinf_signed");
+  EXPECT_EQ(pos.params.alpha, 1);
+  EXPECT_EQ(pos.params.beta, 0);
   EXPECT_TRUE(elementwise_spec(OneNode("Mean").n).mean);
   EXPECT_FALSE(elementwise_spec(OneNode("Sum").n).mean);
   try {
@@ -78,10 +83,13 @@ TEST(OnnxElementwise, ReasonsNameWhatIsWrong) {
   EXPECT_TRUE(contains(reason(OneNode("Mod").attr_i("fmod", 1).in(f).in(f).out(f), no_op), "fmod"));
   EXPECT_TRUE(contains(reason(OneNode("BitShift").in(DType::kUInt8).in(DType::kUInt8).out(f)),
                        "direction"));
-  EXPECT_TRUE(
-      contains(reason(OneNode("IsInf").attr_i("detect_negative", 0).in(f).out(f)), "one sign"));
-  EXPECT_TRUE(
-      contains(reason(OneNode("Pow").in(DType::kInt32).in(f).out(DType::kInt32)), "integer"));
+  // IsInf of one sign is its own engine op, which a backend may lack; Pow of an integer base
+  // by a floating exponent runs (in floating point).
+  EXPECT_EQ(reason(OneNode("IsInf").attr_i("detect_negative", 0).in(f).out(DType::kBool)),
+            std::nullopt);
+  EXPECT_TRUE(contains(reason(OneNode("IsInf").attr_i("detect_positive", 0).in(f).out(f), no_op),
+                       "isinf_signed"));
+  EXPECT_EQ(reason(OneNode("Pow").in(DType::kInt32).in(f).out(DType::kInt32)), std::nullopt);
   EXPECT_TRUE(contains(reason(OneNode("Mean").in(DType::kInt32).out(DType::kInt32)), "Mean"));
   // Where's compute type comes from its data operands, not the bool condition.
   EXPECT_EQ(reason(OneNode("Where").in(DType::kBool).in(f).in(f).out(f)), std::nullopt);
@@ -104,6 +112,12 @@ TEST(OnnxElementwise, ExpressionsFuseVariadicInputs) {
   EXPECT_DOUBLE_EQ(leaky.nodes[0].params.alpha, 0.25);
   const DType cmp[] = {DType::kInt32, DType::kInt32};
   EXPECT_EQ(elementwise_expr(elementwise_spec(OneNode("Less").n), cmp).result(), DType::kBool);
+  // Pow of an integer base by a floating exponent computes in double (the store truncates);
+  // by an integer exponent it stays in integers.
+  const DType int_float[] = {DType::kInt32, DType::kFloat16};
+  EXPECT_EQ(elementwise_expr(elementwise_spec(OneNode("Pow").n), int_float).result(),
+            DType::kDouble);
+  EXPECT_EQ(elementwise_expr(elementwise_spec(OneNode("Pow").n), cmp).result(), DType::kInt32);
 }
 
 }  // namespace

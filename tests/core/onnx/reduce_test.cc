@@ -1,11 +1,13 @@
 // core/onnx/reduce: reduction kinds by op name, axes from the attribute or a constant input,
 // the destination shape with and without keepdims (and the dims to restore for the engine),
-// noop_with_empty_axes, and refusals naming bad axes, bool sums and run-time axes.
+// noop_with_empty_axes, refusals naming bad axes, bool sums and run-time axes, and the maps
+// that make ReduceL1/L2/LogSum/LogSumExp/SumSquare out of a sum.
 #include "core/onnx/reduce.h"
 
 #include <gtest/gtest.h>
 
 #include "core/base/error.h"
+#include "core/engine/ops.h"
 #include "tests/core/onnx/one_node.h"
 
 namespace geon::onnx {
@@ -24,6 +26,31 @@ TEST(OnnxReduce, KindsByOpName) {
   EXPECT_EQ(reduction_of("ReduceMin"), Reduce::kMin);
   EXPECT_EQ(reduction_of("ReduceProd"), Reduce::kProd);
   EXPECT_EQ(reduction_of("ReduceL2"), std::nullopt);
+}
+
+TEST(OnnxReduce, ComposedReductionsAreASumBetweenTwoMaps) {
+  auto is = [](std::string_view op, std::string_view before, std::string_view after, bool shifted) {
+    const std::optional<ComposedReduce> c = composed_reduction_of(op);
+    ASSERT_TRUE(c.has_value()) << op;
+    EXPECT_EQ(c->before, before) << op;
+    EXPECT_EQ(c->after, after) << op;
+    EXPECT_EQ(c->max_shifted, shifted) << op;
+    // Every map is an op of the engine's table, as the kernel sets apply them by name.
+    for (std::string_view map : {before, after}) {
+      if (!map.empty()) {
+        EXPECT_NE(find_op(map), nullptr) << map;
+      }
+    }
+  };
+  is("ReduceL1", "abs", "", false);
+  is("ReduceL2", "square", "sqrt", false);
+  is("ReduceLogSum", "", "log", false);
+  is("ReduceLogSumExp", "exp", "log", true);
+  is("ReduceSumSquare", "square", "", false);
+  // The plain reductions are not composed, and the composed ones are no plain reduction.
+  for (std::string_view op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"})
+    EXPECT_EQ(composed_reduction_of(op), std::nullopt) << op;
+  EXPECT_EQ(reduction_of("ReduceLogSumExp"), std::nullopt);
 }
 
 TEST(OnnxReduce, ParamsFromAttributeOrConstantInput) {
