@@ -16,7 +16,9 @@ apt_pkgs=(build-essential cmake ninja-build pkg-config clang-format
   "libdnnl-dev=${DNNL_DEB}" "libonnx-dev=${ONNX_DEB}" libprotobuf-dev protobuf-compiler
   "libonnx-testdata=${ONNX_TESTDATA_DEB}" "graphviz=${GRAPHVIZ_DEB}"
   "clang-14=${CLANG_DEB}" "libclang-rt-14-dev=${CLANG_DEB}" "libomp-14-dev=${CLANG_DEB}"
-  "llvm-14=${CLANG_DEB}" "llvm=${LLVM_DEB}")
+  "llvm-14=${CLANG_DEB}" "llvm=${LLVM_DEB}"
+  "libre2-dev=${RE2_DEB}" "libjpeg62-turbo-dev=${JPEG_DEB}" "libpng-dev=${PNG_DEB}"
+  "libtiff-dev=${TIFF_DEB}" "libwebp-dev=${WEBP_DEB}" "libopenjp2-7-dev=${OPENJP2_DEB}")
 [ "$want_torch" = 1 ] && apt_pkgs+=("python3-torch=${TORCH_DEB}" "python3-torchvision=${TORCHVISION_DEB}")
 
 missing=()

@@ -20,7 +20,7 @@ constexpr Row kRows[kDTypeCount] = {
     {"uint8", 8, kUnsignedK},       {"int8", 8, kSignedK},
     {"uint16", 16, kUnsignedK},     {"int16", 16, kSignedK},
     {"int32", 32, kSignedK},        {"int64", 64, kSignedK},
-    {"string", 0, kStringK},        {"bool", 8, kBoolK},
+    {"string", 128, kStringK},      {"bool", 8, kBoolK},
     {"float16", 16, kFloatK},       {"double", 64, kFloatK},
     {"uint32", 32, kUnsignedK},     {"uint64", 64, kUnsignedK},
     {"complex64", 64, kComplexK},   {"complex128", 128, kComplexK},

@@ -42,7 +42,7 @@ enum class DType : uint8_t {
 inline constexpr int kDTypeCount = 27;
 
 // Width of one element in bits (4 for int4, 64 for complex64 = two floats, ...).
-// Strings have no fixed width: 0.
+// A string element is a 128-bit handle to its bytes (core/strings/strings.h).
 int dtype_bits(DType t);
 // Bytes needed for n elements (rounds packed types up to whole bytes).
 int64_t dtype_bytes_for(DType t, int64_t n);

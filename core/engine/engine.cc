@@ -2,6 +2,7 @@
 // strided conversion per row of the loop plan).
 #include "core/engine/engine.h"
 
+#include <cstring>
 #include <string>
 
 #include "core/base/error.h"
@@ -46,7 +47,9 @@ void reduce(Reduce r, const Operand& dst, const ConstOperand& src, const EngineO
 
 void assign(const Operand& dst, const ConstOperand& src, const EngineOptions& opt) {
   // Messages are built only on failure: assign runs on many kernel calls.
-  if (!is_numeric(dst.desc.dtype) || !is_numeric(src.desc.dtype))
+  // Strings copy their 16-byte handles (core/strings): the bytes they point at are shared.
+  const bool strings = dst.desc.dtype == DType::kString && src.desc.dtype == DType::kString;
+  if (!strings && (!is_numeric(dst.desc.dtype) || !is_numeric(src.desc.dtype)))
     fail(ErrorCode::kInvalidArgument,
          std::string("assign: ") + std::string(dtype_name(src.desc.dtype)) + " to " +
              std::string(dtype_name(dst.desc.dtype)) + " is not a numeric conversion");
@@ -64,7 +67,7 @@ void assign(const Operand& dst, const ConstOperand& src, const EngineOptions& op
                                           to_string(dst.desc));
   if (element_count(dst.desc) == 0) return;
   require(dst.data && src.base(), "assign: no data");
-  if (!is_complex(dst.desc.dtype) && !is_complex(src.desc.dtype)) {
+  if (!strings && !is_complex(dst.desc.dtype) && !is_complex(src.desc.dtype)) {
     // The identity expression gets evaluate's aliasing checks and fast paths.
     const DType t = src.desc.dtype;
     const Expr identity = single_op_expr("identity", std::span<const DType>(&t, 1));
@@ -78,6 +81,16 @@ void assign(const Operand& dst, const ConstOperand& src, const EngineOptions& op
     const int64_t rows = loop_rows(p), inner = loop_inner(p);
     const int64_t ds = p.rank ? p.stride[0][p.rank - 1] : 0;
     const int64_t ss = p.rank ? p.stride[1][p.rank - 1] : 0;
+    if (strings) {
+      const auto* in = static_cast<const std::byte*>(src.base());
+      auto* out = static_cast<std::byte*>(dst.data);
+      for (int64_t row = 0; row < rows; ++row) {
+        const int64_t so = row_offset(p, 1, row), dof = row_offset(p, 0, row);
+        for (int64_t i = 0; i < inner; ++i)
+          std::memcpy(out + (dof + i * ds) * 16, in + (so + i * ss) * 16, 16);
+      }
+      return;
+    }
     for (int64_t row = 0; row < rows; ++row)
       convert_strided(src.desc.dtype, src.base(), row_offset(p, 1, row), ss, dst.desc.dtype,
                       dst.data, row_offset(p, 0, row), ds, inner, opt.cast);

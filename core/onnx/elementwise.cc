@@ -88,6 +88,9 @@ std::string_view resolved_engine_op(const ElementwiseOp& e, const Node& n) {
   if (e.onnx == "Mod" && attr_int(n, "fmod", 0) == 1) return "fmod";
   if (e.onnx == "BitShift" && attr_string(n, "direction", "") == "RIGHT") return "shift_right";
   if (e.onnx == "Gelu" && attr_string(n, "approximate", "none") == "tanh") return "gelu_tanh";
+  if (e.onnx == "IsInf" &&
+      (attr_int(n, "detect_positive", 1) != 1 || attr_int(n, "detect_negative", 1) != 1))
+    return "isinf_signed";
   return e.engine;
 }
 
@@ -148,6 +151,10 @@ ElementwiseSpec elementwise_spec(const Node& n) {
   s.shape = e->shape;
   if (!e->alpha.empty()) s.params.alpha = attr_float(n, e->alpha, e->alpha_default);
   if (!e->beta.empty()) s.params.beta = attr_float(n, e->beta, e->beta_default);
+  if (s.engine_op == "isinf_signed") {  // which signs count: its params
+    s.params.alpha = attr_int(n, "detect_positive", 1) != 0 ? 1 : 0;
+    s.params.beta = attr_int(n, "detect_negative", 1) != 0 ? 1 : 0;
+  }
   s.mean = n.op == "Mean";
   s.legacy = legacy_broadcast(n);
   return s;
@@ -172,14 +179,9 @@ Reason elementwise_reason(const Graph& g, const Node& n, std::string_view set,
   }
   if (n.op == "Celu" && attr_float(n, "alpha", 1.0f) == 0)
     return "Celu alpha 0 is not defined (Celu divides by it)";
-  if (n.op == "IsInf" &&
-      (attr_int(n, "detect_positive", 1) != 1 || attr_int(n, "detect_negative", 1) != 1))
-    return "IsInf detecting only one sign is not implemented";
   // ONNX defines Mean for floating types only; an integer mean would need a rounding rule.
   if (n.op == "Mean" && !is_floating(t))
     return "Mean of " + std::string(dtype_name(t)) + " is not defined (floating types only)";
-  if (n.op == "Pow" && !is_floating(t) && is_floating(input_dtype(g, n, 1)))
-    return "Pow of an integer base by a floating exponent is not implemented";
   return std::nullopt;
 }
 

@@ -28,10 +28,10 @@ std::unique_ptr<ExecutableImpl> compile_body(const Node& n, const char* name,
 }
 
 std::vector<OwnedTensor> run_body(const ExecutableImpl& body, std::span<const TensorRef> inputs,
-                                  NodeContext& ctx) {
+                                  NodeContext& ctx, std::span<const ListRef> lists) {
   std::vector<int> all(body.graph().outputs.size());
   std::iota(all.begin(), all.end(), 0);
-  return body.run_in(inputs, &ctx.state(), all, {});
+  return body.run_in(inputs, &ctx.state(), all, {}, lists);
 }
 
 int64_t read_scalar(const TensorRef& t, const std::string& what) {
@@ -78,10 +78,35 @@ void emit(NodeContext& ctx, int i, const TensorRef& src) {
   copy_bytes(dst.data, dst.device, from, src.device, dense_bytes(src.desc));
 }
 
-void require_tensor_io(const Graph& g, const Node& n) {
+void emit_value(NodeContext& ctx, int i, const OwnedTensor& result) {
+  const int v = ctx.node().outputs.at(i);
+  if (v < 0) return;
+  const ValueType& want = ctx.state().c.graph->values[v].type;
+  if (is_list_type(want)) {
+    if (result.list) {
+      ctx.set_output_list(i, result.list);
+    } else {
+      auto wrapped = std::make_shared<ListValue>();
+      wrapped->items.push_back(result);
+      ctx.set_output_list(i, std::move(wrapped));
+    }
+    return;
+  }
+  if (!result.list) {
+    emit(ctx, i, ref_of(result));
+    return;
+  }
+  if (result.list->none || result.list->items.size() != 1)
+    fail(ErrorCode::kInvalidArgument,
+         "output " + std::to_string(i) + " is a tensor but the body gives a sequence or none");
+  emit(ctx, i, ref_of(result.list->items[0]));
+}
+
+void require_tensor_io(const Graph& g, const Node& n, bool lists) {
   auto check = [&](int v) {
     if (v < 0) return;
     const Value& val = g.values[v];
+    if (lists && is_list_type(val.type)) return;
     if (val.type.kind != TypeKind::kTensor && val.type.kind != TypeKind::kUnknown)
       fail(ErrorCode::kNotSupported, "'" + val.name + "' is a " + to_string(val.type) +
                                          "; the executor runs control flow on tensors only");
@@ -101,7 +126,7 @@ class IfFlow final : public ControlFlow {
     const bool cond = read_scalar(ctx.input(0), "cond") != 0;
     const ExecutableImpl& body = cond ? *then_ : *else_;
     const std::vector<OwnedTensor> outs = run_body(body, {}, ctx);
-    for (int i = 0; i < ctx.num_outputs(); ++i) emit(ctx, i, ref_of(outs[i]));
+    for (int i = 0; i < ctx.num_outputs(); ++i) emit_value(ctx, i, outs[i]);
   }
   std::vector<const ExecutableImpl*> bodies() const override { return {then_.get(), else_.get()}; }
 
@@ -115,7 +140,7 @@ std::unique_ptr<ControlFlow> make_if(const Graph& g, const Node& n,
                                      std::span<const KernelSet* const> sets,
                                      const ExecutorOptions& options, ExecClock::time_point origin) {
   require(n.inputs.size() == 1 && n.inputs[0] >= 0, "If takes exactly one input, the condition");
-  require_tensor_io(g, n);
+  require_tensor_io(g, n, true);
   auto then_body = compile_body(n, "then_branch", sets, options, origin);
   auto else_body = compile_body(n, "else_branch", sets, options, origin);
   for (const ExecutableImpl* b : {then_body.get(), else_body.get()}) {
@@ -134,6 +159,7 @@ std::unique_ptr<ControlFlow> make_control_flow(const Graph& g, const Node& n,
                                                ExecClock::time_point origin) {
   if (n.op == "If") return make_if(g, n, sets, options, origin);
   if (n.op == "Loop") return make_loop(g, n, sets, options, origin);
+  if (n.op == "SequenceMap") return make_sequence_map(g, n, sets, options, origin);
   return make_scan(g, n, sets, options, origin);
 }
 

@@ -114,16 +114,32 @@ class LoopFlow final : public ControlFlow {
     const OwnedTensor cond_in = counter(bg.values[bg.inputs[1]], DType::kBool);
     std::vector<TensorRef> inputs{ref_of(iter), ref_of(cond_in)};
     for (int j = 0; j < n; ++j) inputs.push_back(ctx.input(2 + j));
+    // Carried sequences and optionals pass as lists (values.h), shared, never copied.
+    std::vector<ListRef> lists;
+    for (int j = 0; j < n; ++j) {
+      const int v = ctx.node().inputs[2 + j];
+      if (!is_list_type(ctx.state().c.graph->values[v].type)) continue;
+      if (lists.empty()) lists.resize(inputs.size());
+      lists[2 + j] = ctx.input_list(2 + j);
+    }
     std::vector<OwnedTensor> carried(n);
     std::vector<std::vector<OwnedTensor>> scans(k);
     KeptBytes kept(ctx.state());
     for (int64_t i = 0; (!trips || i < *trips) && cond; ++i) {
       std::memcpy(iter.data(), &i, sizeof i);
       *static_cast<uint8_t*>(cond_in.data()) = 1;
-      std::vector<OwnedTensor> outs = run_body(*body_, inputs, ctx);
+      std::vector<OwnedTensor> outs = run_body(*body_, inputs, ctx, lists);
       // Without a cond input the body's condition is ignored (a for loop).
       if (has_cond) cond = read_scalar(ref_of(outs[0]), "the body's condition output") != 0;
       for (int j = 0; j < n; ++j) {
+        if (!lists.empty() && lists[2 + j]) {
+          if (!outs[1 + j].list)
+            fail(ErrorCode::kInvalidArgument,
+                 "carried value " + std::to_string(j) +
+                     " is a sequence or optional, but the body gives a tensor");
+          lists[2 + j] = outs[1 + j].list;
+          continue;
+        }
         kept.add(outs[1 + j]);
         kept.remove(carried[j]);
         carried[j] = std::move(outs[1 + j]);
@@ -134,7 +150,13 @@ class LoopFlow final : public ControlFlow {
         scans[s].push_back(std::move(outs[1 + n + s]));
       }
     }
-    for (int j = 0; j < n; ++j) emit(ctx, j, inputs[2 + j]);
+    for (int j = 0; j < n; ++j) {
+      if (!lists.empty() && lists[2 + j]) {
+        ctx.set_output_list(j, lists[2 + j]);
+      } else {
+        emit(ctx, j, inputs[2 + j]);
+      }
+    }
     for (int s = 0; s < k; ++s)
       stack_into(ctx, n + s, scans[s], 0, false, body_output(*body_, 1 + n + s));
   }
@@ -231,7 +253,10 @@ std::unique_ptr<ControlFlow> make_loop(const Graph& g, const Node& n,
   require(n.inputs.size() >= 2, "Loop takes M and cond (either may be empty) first");
   if (n.inputs[0] < 0 && n.inputs[1] < 0)
     fail(ErrorCode::kNotSupported, "a Loop with neither a trip count nor a condition never ends");
-  require_tensor_io(g, n);
+  require_tensor_io(g, n, true);
+  for (size_t o = n.inputs.size() - 2; o < n.outputs.size(); ++o)
+    if (n.outputs[o] >= 0 && is_list_type(g.values[n.outputs[o]].type))
+      fail(ErrorCode::kNotSupported, "Loop scan outputs are tensors");
   const size_t carried = n.inputs.size() - 2;
   require(n.outputs.size() >= carried, "Loop needs an output per carried value");
   for (size_t j = 0; j < carried; ++j)
@@ -251,9 +276,7 @@ std::unique_ptr<ControlFlow> make_scan(const Graph& g, const Node& n,
                                        std::span<const KernelSet* const> sets,
                                        const ExecutorOptions& options,
                                        ExecClock::time_point origin) {
-  if (n.opset < 9)
-    fail(ErrorCode::kNotSupported,
-         "Scan before opset 9 (batched, with sequence_lens) is not supported");
+  if (n.opset < 9) return make_scan8(g, n, sets, options, origin);
   require_tensor_io(g, n);
   const Attribute* m = n.attr("num_scan_inputs");
   require(m && m->kind == Attribute::Kind::kInt, "Scan needs the attribute num_scan_inputs");

@@ -7,6 +7,7 @@
 #include "core/buffer/device_copy.h"
 #include "core/runtime/executor_impl.h"
 #include "core/runtime/graph_uses.h"
+#include "core/strings/strings.h"
 
 namespace geon {
 namespace {
@@ -15,8 +16,8 @@ bool is_host(Device d) { return d.kind == DeviceKind::kHost; }
 
 // The size of a value whose every length is static, if it has one.
 std::optional<size_t> static_bytes(const Value& v) {
-  if (!v.rank_known || v.dtype() == DType::kUndefined || v.dtype() == DType::kString)
-    return std::nullopt;
+  // String elements are 16-byte handles (core/strings): planned like any other dtype.
+  if (!v.rank_known || v.dtype() == DType::kUndefined) return std::nullopt;
   const auto lens = static_lengths(v.axes);
   if (!lens) return std::nullopt;
   return static_cast<size_t>(dtype_bytes_for(v.dtype(), element_count(*lens)));
@@ -93,7 +94,7 @@ void plan_transfers(Compiled& c) {
   for (size_t s = 0; s < c.nodes.size(); ++s) {
     const Device d = c.nodes[s].device;
     for (int r : c.nodes[s].reads) {
-      if (c.constant[r] || c.home[r] == d) continue;
+      if (c.constant[r] || c.home[r] == d || is_list_type(g.values[r].type)) continue;
       int t = -1;
       for (const auto& [dev, index] : c.copies_of[r])
         if (dev == d) t = index;
@@ -212,8 +213,9 @@ void plan_template(Compiled& c) {
     const Value& val = g.values[v];
     PlanValue pv;
     pv.device = c.home[v];
+    // Sequences and optionals live beside the plan (values.h).
     pv.external = val.kind != ValueKind::kIntermediate || c.producer[v] < 0 || c.constant[v] ||
-                  (c.is_output[v] && is_host(c.home[v]));
+                  (c.is_output[v] && is_host(c.home[v])) || is_list_type(val.type);
     pv.first = std::max(life[v].first, 0);
     pv.last = std::max(life[v].last, pv.first);
     if (!pv.external) pv.bytes = static_bytes(val);
@@ -283,6 +285,7 @@ std::optional<ShapeKey> static_key(const Compiled& c) {
     if (!pv.external && pv.alias_of < 0 && !pv.bytes) return std::nullopt;
   ShapeKey key;
   auto add = [&](const Value& v) {
+    if (is_list_type(v.type)) return false;  // keyed by the run's element shapes
     const auto lens = v.rank_known ? static_lengths(v.axes) : std::nullopt;
     if (!lens) return false;
     key.push_back(static_cast<int64_t>(lens->size()));
@@ -354,6 +357,10 @@ std::unique_ptr<ExecutableImpl> compile_executable(std::shared_ptr<const Graph> 
     if (p >= 0 && folded[p]) c.producer[v] = -1;
     c.constant[v] = val.data && (val.kind == ValueKind::kConstant || (p >= 0 && folded[p]));
   }
+  c.string_constants.resize(g->values.size());
+  for (size_t v = 0; v < g->values.size(); ++v)
+    if (const Value& val = g->values[v]; val.data && val.data->desc.dtype == DType::kString)
+      c.string_constants[v] = string_handles(val.data->strings);
   c.home.assign(g->values.size(), Device{});
   for (size_t v = 0; v < g->values.size(); ++v)
     if (c.producer[v] >= 0) c.home[v] = c.nodes[c.producer[v]].device;

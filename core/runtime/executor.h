@@ -15,6 +15,8 @@
 #include "core/graph/graph.h"
 #include "core/runtime/kernel.h"
 #include "core/runtime/partition.h"
+#include "core/runtime/values.h"
+#include "core/strings/strings.h"
 
 namespace geon {
 
@@ -42,8 +44,16 @@ struct ExecutorOptions {
 
 // A tensor a run allocated: row-major, owned.
 struct OwnedTensor {
+  OwnedTensor() = default;
+  OwnedTensor(TensorDesc d, std::shared_ptr<Storage> s)
+      : desc(std::move(d)), storage(std::move(s)) {}
+
   TensorDesc desc;
   std::shared_ptr<Storage> storage;  // null for empty tensors
+  // String tensors: the bytes their handles point at (core/strings/strings.h).
+  std::shared_ptr<StringArena> strings;
+  // A graph output of sequence or optional type: the value (desc and storage empty).
+  ListRef list;
   void* data() const { return storage ? storage->data() : nullptr; }
 };
 
@@ -84,11 +94,14 @@ class Executable {
   // lists indices into g.outputs; caller_outputs is empty or one per requested output: a
   // present TensorRef is written in place (its desc must equal the output's, row-major),
   // others are allocated and returned. Returns one OwnedTensor per requested output
-  // (empty storage and desc for those written to caller memory).
+  // (empty storage and desc for those written to caller memory). Inputs of sequence or
+  // optional type come in `lists` (empty, or one per g.inputs: null for tensor inputs, whose
+  // `inputs` entry is used), and such outputs come back in OwnedTensor::list.
   // Thread-safe: several threads may run one executable at once.
   virtual std::vector<OwnedTensor> run(std::span<const TensorRef> inputs,
                                        std::span<const int> outputs,
-                                       std::span<const TensorRef> caller_outputs = {}) const = 0;
+                                       std::span<const TensorRef> caller_outputs = {},
+                                       std::span<const ListRef> lists = {}) const = 0;
 
   // Per device: the peak of the static plan (or of the latest cached plan when shapes are
   // symbolic; zero before the first run), and the sum of the planned intermediates.

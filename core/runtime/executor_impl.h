@@ -82,6 +82,9 @@ struct Compiled {
   std::vector<std::vector<int>> dying;   // per step: plan entries last needed at that step
   std::vector<DeviceConstant> device_constants;
   std::vector<std::shared_ptr<Storage>> constant_arenas;
+  // Per value: for string constants, their handles (core/strings) over the TensorData's
+  // strings; null otherwise.
+  std::vector<std::shared_ptr<Storage>> string_constants;
   ExecClock::time_point origin;
   std::shared_ptr<ThreadPool> pool;  // options.threads > 0: the engine pool of every run
 };
@@ -94,14 +97,16 @@ class ExecutableImpl final : public Executable {
   const Placement& placement() const override { return c_.placement; }
   std::span<const KernelSet* const> sets() const override { return c_.sets; }
   std::vector<OwnedTensor> run(std::span<const TensorRef> inputs, std::span<const int> outputs,
-                               std::span<const TensorRef> caller_outputs) const override;
+                               std::span<const TensorRef> caller_outputs,
+                               std::span<const ListRef> lists) const override;
   std::vector<MemoryStats> memory() const override;
   std::vector<ProfileEvent> take_profile() const override;
 
   // A run whose graph may capture values from an enclosing run (`parent`, may be null).
   std::vector<OwnedTensor> run_in(std::span<const TensorRef> inputs, RunState* parent,
                                   std::span<const int> outputs,
-                                  std::span<const TensorRef> caller_outputs) const;
+                                  std::span<const TensorRef> caller_outputs,
+                                  std::span<const ListRef> lists = {}) const;
   const Compiled& compiled() const { return c_; }
 
   // Shared by concurrent runs, under the mutex.
@@ -125,6 +130,14 @@ class ExecutableImpl final : public Executable {
   mutable std::vector<std::shared_ptr<Storage>> arena_pool_;
   mutable std::vector<ProfileEvent> events_;
 };
+
+// Host bytes of a constant (or an input's default) as kernels read them: string constants as
+// their handles.
+inline std::byte* constant_bytes(const Compiled& c, int v) {
+  if (v < static_cast<int>(c.string_constants.size()) && c.string_constants[v])
+    return c.string_constants[v]->data();
+  return const_cast<std::byte*>(c.graph->values[v].data->bytes());
+}
 
 std::unique_ptr<ExecutableImpl> compile_executable(std::shared_ptr<const Graph> g,
                                                    std::span<const KernelSet* const> sets,

@@ -13,6 +13,7 @@
 #include "core/buffer/buffer.h"
 #include "core/desc/desc.h"
 #include "core/graph/graph.h"
+#include "core/runtime/values.h"
 
 namespace geon {
 
@@ -38,6 +39,10 @@ class KernelContext {
   virtual TensorRef& output(int i) = 0;
   // The output with a shape only known now.
   virtual TensorRef& output(int i, const Dims& shape) = 0;
+  // Sequence and optional values (values.h): input i's value, and output i's. Contexts that
+  // hold no lists (kernel tests' fakes) refuse them.
+  virtual ListRef input_list(int i) const;
+  virtual void set_output_list(int i, ListRef value);
 };
 
 class Kernel {

@@ -41,7 +41,8 @@ void add_once(std::vector<int>& list, int v) {
 }  // namespace
 
 bool is_control_flow(const Node& n) {
-  return n.domain.empty() && (n.op == "If" || n.op == "Loop" || n.op == "Scan");
+  return n.domain.empty() &&
+         (n.op == "If" || n.op == "Loop" || n.op == "Scan" || n.op == "SequenceMap");
 }
 
 Placement partition(const Graph& g, std::span<const KernelSet* const> sets) {

@@ -2,6 +2,7 @@
 // the requested outputs need in graph order with their errors named, release values after
 // their last reader, hand back the outputs, and profile when asked.
 #include <atomic>
+#include <cstring>
 #include <new>
 
 #include "core/base/error.h"
@@ -14,6 +15,25 @@ uint64_t thread_small_id() {
   static std::atomic<uint64_t> next{0};
   thread_local const uint64_t id = next++;
   return id;
+}
+
+// A sequence or optional output whose string tensors get storage and text of their own, as
+// plain string outputs do. Lists are shared and immutable: one holding strings is copied.
+ListRef detach_list(const ListRef& l) {
+  if (!l) return l;
+  bool strings = false;
+  for (const OwnedTensor& t : l->items) strings = strings || t.desc.dtype == DType::kString;
+  if (!strings) return l;
+  auto copy = std::make_shared<ListValue>(*l);
+  for (OwnedTensor& t : copy->items) {
+    if (t.desc.dtype != DType::kString || !t.storage) continue;
+    auto s = std::make_shared<Storage>(host_allocator(), t.storage->size());
+    std::memcpy(s->data(), t.storage->data(), t.storage->size());
+    t.storage = std::move(s);
+    t.strings = detach_strings(reinterpret_cast<StringElem*>(t.data()) + t.desc.offset,
+                               element_count(t.desc));
+  }
+  return copy;
 }
 
 int64_t since(ExecClock::time_point origin, ExecClock::time_point t) {
@@ -83,7 +103,8 @@ void ExecutableImpl::run_node(RunState& st, int step, std::vector<ProfileEvent>*
 
 std::vector<OwnedTensor> ExecutableImpl::run_in(std::span<const TensorRef> inputs, RunState* parent,
                                                 std::span<const int> outputs,
-                                                std::span<const TensorRef> caller_outputs) const {
+                                                std::span<const TensorRef> caller_outputs,
+                                                std::span<const ListRef> lists) const {
   const Graph& g = *c_.graph;
   for (int o : outputs)
     require(o >= 0 && o < static_cast<int>(g.outputs.size()),
@@ -94,7 +115,7 @@ std::vector<OwnedTensor> ExecutableImpl::run_in(std::span<const TensorRef> input
               std::to_string(outputs.size()) + " requested outputs");
 
   RunState st(*this, parent, outputs, caller_outputs);
-  st.bind_inputs(inputs);
+  st.bind_inputs(inputs, lists);
   st.bind_outer();
   std::shared_ptr<const ShapePlan> plan = find_plan(st.key());
   st.use_plan(plan);
@@ -114,10 +135,26 @@ std::vector<OwnedTensor> ExecutableImpl::run_in(std::span<const TensorRef> input
 
 std::vector<OwnedTensor> ExecutableImpl::run(std::span<const TensorRef> inputs,
                                              std::span<const int> outputs,
-                                             std::span<const TensorRef> caller_outputs) const {
+                                             std::span<const TensorRef> caller_outputs,
+                                             std::span<const ListRef> lists) const {
   // Nested bodies run on this thread, so they use this pool too.
   ScopedPool scope(c_.pool.get());
-  return run_in(inputs, nullptr, outputs, caller_outputs);
+  // Strings made during the run live in its arena; outputs get bytes of their own, so they
+  // outlive the run and the caller's input strings.
+  StringScope strings;
+  for (size_t k = 0; k < caller_outputs.size(); ++k)
+    if (caller_outputs[k].data && caller_outputs[k].desc.dtype == DType::kString)
+      fail(ErrorCode::kInvalidArgument,
+           "run: output " + std::to_string(outputs[k]) +
+               " is a string tensor: strings are returned, not written to caller memory");
+  std::vector<OwnedTensor> results = run_in(inputs, nullptr, outputs, caller_outputs, lists);
+  for (OwnedTensor& t : results) {
+    if (t.desc.dtype == DType::kString && t.storage)
+      t.strings = detach_strings(reinterpret_cast<StringElem*>(t.data()) + t.desc.offset,
+                                 element_count(t.desc));
+    t.list = detach_list(t.list);
+  }
+  return results;
 }
 
 }  // namespace geon

@@ -42,6 +42,7 @@ RunState::RunState(const ExecutableImpl& exe, RunState* parent, std::span<const 
     : c(exe.compiled()), exe_(exe), parent_(parent), outputs_(outputs), caller_(caller_outputs) {
   const Graph& g = *c.graph;
   held_.resize(c.plan_template.size());
+  lists_.resize(g.values.size());
   recorded_.resize(c.plan_template.size());
   donated_.assign(c.plan_template.size(), false);
   first_request_.assign(g.values.size(), -1);
@@ -54,7 +55,7 @@ RunState::RunState(const ExecutableImpl& exe, RunState* parent, std::span<const 
   for (size_t v = 0; v < g.values.size(); ++v) {
     const Value& val = g.values[v];
     if (!c.constant[v]) continue;
-    held_[v].ref = {val.data->desc, const_cast<std::byte*>(val.data->bytes()), Device{}};
+    held_[v].ref = {val.data->desc, constant_bytes(c, static_cast<int>(v)), Device{}};
     held_[v].bound = true;
   }
 }
@@ -121,7 +122,7 @@ bool RunState::has_caller(int k) const {
 TensorRef& RunState::place(int value, const Dims& shape, Device device) {
   const Value& val = c.graph->values[value];
   const DType dt = val.dtype();
-  if (dt == DType::kUndefined || dt == DType::kString)
+  if (dt == DType::kUndefined)  // strings are handles (core/strings), allocated as any dtype
     fail(ErrorCode::kNotSupported, "value '" + val.name + "' has dtype " +
                                        std::string(dtype_name(dt)) +
                                        ", which the executor cannot allocate");
@@ -307,6 +308,24 @@ const TensorRef* RunState::lookup_outer(const std::string& name) {
   return parent_ ? parent_->lookup_outer(name) : nullptr;
 }
 
+const ListRef& RunState::list(int value) const {
+  if (!lists_[value])
+    fail(ErrorCode::kInternal, "sequence or optional '" + c.graph->values[value].name +
+                                   "' is read before it is computed");
+  return lists_[value];
+}
+
+void RunState::bind_list(int value, ListRef v) {
+  if (!v) fail(ErrorCode::kInternal, "a null list for '" + c.graph->values[value].name + "'");
+  lists_[value] = std::move(v);
+}
+
+const ListRef* RunState::lookup_outer_list(const std::string& name) const {
+  const int v = c.graph->find(name);
+  if (v >= 0) return lists_[v] ? &lists_[v] : nullptr;
+  return parent_ ? parent_->lookup_outer_list(name) : nullptr;
+}
+
 void RunState::poison(void* p, Device d, size_t bytes) const {
   if (!p || bytes == 0) return;
   if (is_host(d)) {
@@ -347,6 +366,10 @@ std::vector<OwnedTensor> RunState::take_outputs() {
     }
     const int v = g.outputs[outputs_[k]];
     const Value& val = g.values[v];
+    if (is_list_type(val.type)) {
+      out[k].list = list(v);
+      continue;
+    }
     const Held& h = held_[v];
     if (!h.bound)
       fail(ErrorCode::kInternal, "output '" + val.name + "' was not computed by the run");
@@ -374,7 +397,10 @@ std::shared_ptr<const ShapePlan> RunState::recorded_plan() const {
 NodeContext::NodeContext(RunState& st, int node)
     : st_(st), node_(st.c.graph->nodes[node]), cn_(st.c.nodes[node]) {
   inputs_.reserve(node_.inputs.size());
-  for (int v : node_.inputs) inputs_.push_back(v < 0 ? TensorRef{} : st.on_device(v, cn_.device));
+  for (int v : node_.inputs) {
+    const bool tensor = v >= 0 && !is_list_type(st.c.graph->values[v].type);
+    inputs_.push_back(tensor ? st.on_device(v, cn_.device) : TensorRef{});
+  }
   // If/Loop/Scan hand their inputs to nested runs, which take dense tensors only.
   if (cn_.control)
     for (TensorRef& t : inputs_)
@@ -405,6 +431,23 @@ TensorRef& NodeContext::output(int i) {
     fail(ErrorCode::kInternal, "output " + std::to_string(i) + " ('" + st_.c.graph->values[v].name +
                                    "') has no shape known before the run; the kernel must give it");
   return output(i, *shape);
+}
+
+ListRef NodeContext::input_list(int i) const {
+  if (i < 0 || i >= num_inputs() || node_.inputs[i] < 0) return nullptr;
+  const int v = node_.inputs[i];
+  if (!is_list_type(st_.c.graph->values[v].type))
+    fail(ErrorCode::kInternal, "input " + std::to_string(i) + " is a tensor, not a list");
+  return st_.list(v);
+}
+
+void NodeContext::set_output_list(int i, ListRef value) {
+  check_output(i);
+  const int v = node_.outputs[i];
+  if (v < 0) return;
+  if (!is_list_type(st_.c.graph->values[v].type))
+    fail(ErrorCode::kInternal, "output " + std::to_string(i) + " is a tensor, not a list");
+  st_.bind_list(v, std::move(value));
 }
 
 TensorRef& NodeContext::output(int i, const Dims& shape) {

@@ -34,7 +34,7 @@ class RunState {
 
   // Binds the graph inputs (checked) and the values captured from enclosing runs; builds the
   // shape key.
-  void bind_inputs(std::span<const TensorRef> inputs);
+  void bind_inputs(std::span<const TensorRef> inputs, std::span<const ListRef> lists = {});
   void bind_outer();
   const ShapeKey& key() const { return key_; }
 
@@ -55,6 +55,12 @@ class RunState {
   const TensorRef& on_device(int value, Device device);
   // A value visible by name from this run (or an enclosing one), on the host; null if none.
   const TensorRef* lookup_outer(const std::string& name);
+  // A sequence or optional value (values.h): bound by its producer or the run's inputs.
+  const ListRef& list(int value) const;
+  void bind_list(int value, ListRef v);
+  // A list visible by name from this run (or an enclosing one); null if none.
+  const ListRef* lookup_outer_list(const std::string& name) const;
+
   // The shape a value has from its axes and the bound symbols, if known now.
   std::optional<Dims> planned_shape(int value) const;
 
@@ -97,6 +103,7 @@ class RunState {
   std::span<const TensorRef> caller_;
   std::vector<int> first_request_;  // per value: first requested position holding it, or -1
   std::vector<Held> held_;          // per plan entry
+  std::vector<ListRef> lists_;      // per value: sequence and optional values
   std::deque<std::pair<TransferCopy, Held>> extra_copies_;  // copies the plan did not foresee
   std::vector<OwnedTensor> results_;
   std::vector<bool> delivered_;  // per requested position: written in place already
@@ -119,6 +126,8 @@ class NodeContext final : public KernelContext {
   int num_outputs() const override { return static_cast<int>(node_.outputs.size()); }
   TensorRef& output(int i) override;
   TensorRef& output(int i, const Dims& shape) override;
+  ListRef input_list(int i) const override;
+  void set_output_list(int i, ListRef value) override;
 
   RunState& state() { return st_; }
   const Node& node() const { return node_; }

@@ -24,7 +24,9 @@ static_assert(offsetof(GeonApi, compile) == 8 + 37 * sizeof(void*));
 static_assert(offsetof(GeonApi, session_input_has_default) == 8 + 38 * sizeof(void*));
 // Append-only: a new function goes last, and these offsets never change.
 static_assert(offsetof(GeonApi, session_model_metadata) == 8 + 39 * sizeof(void*));
-static_assert(sizeof(GeonApi) == 8 + 40 * sizeof(void*), "version 2 has 40 functions");
+static_assert(offsetof(GeonApi, session_input_type) == 8 + 40 * sizeof(void*));
+static_assert(offsetof(GeonApi, result_value) == 8 + 43 * sizeof(void*));
+static_assert(sizeof(GeonApi) == 8 + 44 * sizeof(void*), "version 3 has 44 functions");
 
 const char* library_version() noexcept {
   static const std::string text = std::string("0.1.0 (") + compiled_sets() + ")";
@@ -73,6 +75,10 @@ constexpr GeonApi kApi = {
     compile,
     session_input_has_default,
     session_model_metadata,
+    session_input_type,
+    session_output_type,
+    run_values,
+    result_value,
 };
 
 }  // namespace

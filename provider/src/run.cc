@@ -3,6 +3,7 @@
 #include "provider/src/run.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 
 #include "core/base/error.h"
@@ -36,8 +37,6 @@ TensorDesc checked_desc(const GeonTensor& t, const Value& v, const std::string& 
   if (!dt)
     api_fail(GEON_INVALID_ARGUMENT,
              what + ": dtype " + std::to_string(t.dtype) + " is not an ONNX element type");
-  if (*dt == DType::kString)
-    api_fail(GEON_UNSUPPORTED, what + ": string tensors cannot be passed through the C ABI");
   if (v.dtype() != DType::kUndefined && *dt != v.dtype())
     api_fail(GEON_INVALID_ARGUMENT, what + " is " + std::string(dtype_name(*dt)) +
                                         " but the model declares " +
@@ -65,6 +64,15 @@ TensorDesc checked_desc(const GeonTensor& t, const Value& v, const std::string& 
                                         shape_text(shape) + " of " + std::string(dtype_name(*dt)) +
                                         " needs " + std::to_string(bytes));
   if (bytes > 0 && !t.data) api_fail(GEON_INVALID_ARGUMENT, what + ": data is null");
+  if (*dt == DType::kString) {
+    // Handles are read by every string kernel: one with text but no pointer is refused here.
+    const auto* e = static_cast<const GeonString*>(t.data);
+    for (int64_t k = 0, n = element_count(shape); k < n; ++k)
+      if (e[k].size > 0 && !e[k].data)
+        api_fail(GEON_INVALID_ARGUMENT, what + ": string element " + std::to_string(k) +
+                                            " has size " + std::to_string(e[k].size) +
+                                            " but no data");
+  }
   return row_major(*dt, shape);
 }
 
@@ -81,10 +89,67 @@ std::string names_of(const Graph& g, const std::vector<int>& list) {
   return out.empty() ? "none" : out;
 }
 
-std::vector<TensorRef> bind_inputs(const Session& s, const char* const* names,
-                                   const GeonTensor* tensors, size_t n) {
+// What a run is given, bound per graph input: tensor references, and the values of sequence
+// and optional inputs.
+struct BoundInputs {
+  std::vector<TensorRef> refs;
+  std::vector<ListRef> lists;
+};
+
+// An owned copy of a caller's tensor, checked against the element type `v` declares.
+OwnedTensor owned_input(const GeonTensor& t, const Value& v, const std::string& what) {
+  Value element = v;
+  element.type = ValueType{TypeKind::kTensor, v.dtype(), TypeKind::kTensor};
+  const TensorDesc desc = checked_desc(t, element, what);
+  if (desc.dtype == DType::kString)
+    api_fail(GEON_UNSUPPORTED, what + ": sequences and optionals of strings are not supported");
+  const auto bytes = static_cast<size_t>(dtype_bytes_for(desc.dtype, element_count(desc)));
+  if (bytes == 0) return {desc, nullptr};
+  auto storage = std::make_shared<Storage>(host_allocator(), bytes);
+  std::memcpy(storage->data(), t.data, bytes);
+  return {desc, std::move(storage)};
+}
+
+// A caller's value for a sequence or optional input, its tensors copied.
+ListRef list_input(const GeonValue& value, const Value& v, const std::string& what) {
+  const bool optional = v.type.kind == TypeKind::kOptional;
+  const bool sequence =
+      v.type.kind == TypeKind::kSequence || (optional && v.type.element == TypeKind::kSequence);
+  auto list = std::make_shared<ListValue>();
+  if (value.kind == GEON_VALUE_NONE) {
+    if (!optional)
+      api_fail(GEON_INVALID_ARGUMENT, what + " is " + to_string(v.type) + ", not an optional");
+    list->none = true;
+    return list;
+  }
+  const bool given_sequence = value.kind == GEON_VALUE_SEQUENCE;
+  if (value.kind != GEON_VALUE_TENSOR && !given_sequence)
+    api_fail(GEON_INVALID_ARGUMENT,
+             what + ": kind " + std::to_string(value.kind) + " is not a GeonValueKind");
+  if (given_sequence != sequence)
+    api_fail(GEON_INVALID_ARGUMENT, what + " is " + to_string(v.type) + " but a " +
+                                        (given_sequence ? "sequence" : "tensor") + " was given");
+  if (!given_sequence && value.count != 1)
+    api_fail(GEON_INVALID_ARGUMENT,
+             what + ": a tensor value has count 1, not " + std::to_string(value.count));
+  // A bound on what the caller claims, checked before anything is reserved.
+  constexpr uint64_t kMaxElements = uint64_t{1} << 24;
+  if (value.count > kMaxElements)
+    api_fail(GEON_INVALID_ARGUMENT, what + ": " + std::to_string(value.count) +
+                                        " elements is more than " + std::to_string(kMaxElements));
+  if (value.count > 0 && !value.tensors)
+    api_fail(GEON_INVALID_ARGUMENT, what + ": tensors is null");
+  for (uint64_t k = 0; k < value.count; ++k)
+    list->items.push_back(owned_input(value.tensors[k], v, what + " element " + std::to_string(k)));
+  return list;
+}
+
+// Binds the fed inputs by name; feed(pos, i, what) binds caller entry i to graph input pos.
+template <typename Feed>
+BoundInputs bind_inputs(const Session& s, const char* const* names, size_t n, Feed feed) {
   const Graph& g = *s.graph;
-  std::vector<TensorRef> refs(g.inputs.size());
+  BoundInputs bound;
+  bound.refs.resize(g.inputs.size());
   std::vector<bool> fed(g.inputs.size(), false);
   for (size_t i = 0; i < n; ++i) {
     if (!names[i])
@@ -96,8 +161,7 @@ std::vector<TensorRef> bind_inputs(const Session& s, const char* const* names,
     const std::string what = std::string("input '") + names[i] + "'";
     if (fed[pos]) api_fail(GEON_INVALID_ARGUMENT, what + " is fed twice");
     fed[pos] = true;
-    refs[pos].desc = checked_desc(tensors[i], g.value(g.inputs[pos]), what);
-    refs[pos].data = tensors[i].data;
+    feed(bound, static_cast<size_t>(pos), i, what);
   }
   std::string missing;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -108,7 +172,7 @@ std::vector<TensorRef> bind_inputs(const Session& s, const char* const* names,
   }
   if (!missing.empty())
     api_fail(GEON_INVALID_ARGUMENT, "inputs not fed (they have no default): " + missing);
-  return refs;
+  return bound;
 }
 
 std::vector<int> select_outputs(const Graph& g, const char* const* names, size_t n) {
@@ -131,6 +195,67 @@ std::vector<int> select_outputs(const Graph& g, const char* const* names, size_t
   return out;
 }
 
+// The run after the session is held and its inputs named: bind (bound by `bind`), select
+// outputs, run, hand back a result.
+template <typename Bind>
+void execute(const std::shared_ptr<const Session>& session, Bind bind,
+             const char* const* output_names, size_t n_outputs, GeonTensor* outputs,
+             GeonResult** result) {
+  if (n_outputs > 0) require_arg(output_names, "output_names");
+  const Graph& g = *session->graph;
+  // Running out of memory outside the model's nodes (which name themselves) names the step.
+  auto step = [](const char* what) { return [what] { return std::string(what); }; };
+  BoundInputs bound = out_of_memory_context(step("binding the run's inputs"), bind);
+  const std::vector<TensorRef>& refs = bound.refs;
+  const std::vector<int> selected = out_of_memory_context(step("selecting the run's outputs"), [&] {
+    return select_outputs(g, output_names, n_outputs);
+  });
+
+  std::vector<TensorRef> caller;
+  bool all_in_caller_memory = true;
+  out_of_memory_context(step("binding the run's outputs"), [&] {
+    for (size_t i = 0; i < selected.size(); ++i) {
+      const Value& v = g.value(g.outputs[selected[i]]);
+      const std::string what = "output '" + v.name + "'";
+      if (outputs && outputs[i].data) {
+        if (v.dtype() == DType::kString ||
+            outputs[i].dtype == static_cast<GeonDType>(DType::kString))
+          api_fail(GEON_INVALID_ARGUMENT,
+                   what +
+                       " is a string tensor: string outputs are returned in the result "
+                       "(give it data == NULL)");
+        if (caller.empty()) caller.resize(selected.size());
+        caller[i].desc = checked_desc(outputs[i], v, what);
+        caller[i].data = outputs[i].data;
+        continue;
+      }
+      all_in_caller_memory = false;
+    }
+  });
+  if (!all_in_caller_memory && !result)
+    api_fail(GEON_INVALID_ARGUMENT,
+             "argument 'result' is null but some outputs have no caller memory");
+
+  std::vector<OwnedTensor> produced = out_of_memory_context(step("running the model"), [&] {
+    return session->exe->run(refs, selected, caller, bound.lists);
+  });
+  if (!result) return;
+  // The tensors own their storage (the host allocator's, not the session's arenas), so a
+  // result stays valid after its session is released.
+  *result = out_of_memory_context(step("returning the outputs"), [&] {
+    auto r = std::make_shared<Result>();
+    for (size_t i = 0; i < selected.size(); ++i) {
+      if (!caller.empty() && caller[i].data) continue;
+      const Value& v = g.value(g.outputs[selected[i]]);
+      r->names.push_back(v.name);
+      r->kinds.push_back(v.type.kind == TypeKind::kOptional ? v.type.element : v.type.kind);
+      r->tensors.push_back(std::move(produced.at(i)));
+    }
+    finish_result(*r);
+    return result_table().add(std::move(r));
+  });
+}
+
 }  // namespace
 
 GeonStatus* run(GeonSession* s, const char* const* input_names, const GeonTensor* inputs,
@@ -145,53 +270,48 @@ GeonStatus* run(GeonSession* s, const char* const* input_names, const GeonTensor
       require_arg(input_names, "input_names");
       require_arg(inputs, "inputs");
     }
-    if (n_outputs > 0) require_arg(output_names, "output_names");
     const Graph& g = *session->graph;
-    // Running out of memory outside the model's nodes (which name themselves) names the step.
-    auto step = [](const char* what) { return [what] { return std::string(what); }; };
-    std::vector<TensorRef> refs = out_of_memory_context(step("binding the run's inputs"), [&] {
-      return bind_inputs(*session, input_names, inputs, n_inputs);
-    });
-    const std::vector<int> selected =
-        out_of_memory_context(step("selecting the run's outputs"),
-                              [&] { return select_outputs(g, output_names, n_outputs); });
+    auto bind = [&] {
+      return bind_inputs(*session, input_names, n_inputs,
+                         [&](BoundInputs& b, size_t pos, size_t i, const std::string& what) {
+                           b.refs[pos].desc = checked_desc(inputs[i], g.value(g.inputs[pos]), what);
+                           b.refs[pos].data = inputs[i].data;
+                         });
+    };
+    execute(session, bind, output_names, n_outputs, outputs, result);
+  });
+}
 
-    std::vector<TensorRef> caller;
-    bool all_in_caller_memory = true;
-    out_of_memory_context(step("binding the run's outputs"), [&] {
-      for (size_t i = 0; i < selected.size(); ++i) {
-        const Value& v = g.value(g.outputs[selected[i]]);
-        const std::string what = "output '" + v.name + "'";
-        if (outputs && outputs[i].data) {
-          if (caller.empty()) caller.resize(selected.size());
-          caller[i].desc = checked_desc(outputs[i], v, what);
-          caller[i].data = outputs[i].data;
-          continue;
-        }
-        all_in_caller_memory = false;
-        if (v.type.kind != TypeKind::kTensor || v.dtype() == DType::kString)
-          api_fail(GEON_UNSUPPORTED, what + " is " + to_string(v.type) +
-                                         "; the C ABI returns dense numeric tensors only");
-      }
-    });
-    if (!all_in_caller_memory && !result)
-      api_fail(GEON_INVALID_ARGUMENT,
-               "argument 'result' is null but some outputs have no caller memory");
-
-    std::vector<OwnedTensor> produced = out_of_memory_context(
-        step("running the model"), [&] { return session->exe->run(refs, selected, caller); });
-    if (!result) return;
-    // The tensors own their storage (the host allocator's, not the session's arenas), so a
-    // result stays valid after its session is released.
-    *result = out_of_memory_context(step("returning the outputs"), [&] {
-      auto r = std::make_shared<Result>();
-      for (size_t i = 0; i < selected.size(); ++i) {
-        if (!caller.empty() && caller[i].data) continue;
-        r->names.push_back(g.value(g.outputs[selected[i]]).name);
-        r->tensors.push_back(std::move(produced.at(i)));
-      }
-      return result_table().add(std::move(r));
-    });
+GeonStatus* run_values(GeonSession* s, const char* const* input_names, const GeonValue* inputs,
+                       size_t n_inputs, const char* const* output_names, size_t n_outputs,
+                       GeonResult** result) noexcept {
+  return guard("run_values", [&] {
+    if (result) *result = nullptr;
+    const std::shared_ptr<const Session> session = session_table().require(s, "session");
+    require_arg(result, "result");
+    if (n_inputs > 0) {
+      require_arg(input_names, "input_names");
+      require_arg(inputs, "inputs");
+    }
+    const Graph& g = *session->graph;
+    auto bind = [&] {
+      return bind_inputs(
+          *session, input_names, n_inputs,
+          [&](BoundInputs& b, size_t pos, size_t i, const std::string& what) {
+            const Value& v = g.value(g.inputs[pos]);
+            if (is_list_type(v.type)) {
+              if (b.lists.empty()) b.lists.resize(g.inputs.size());
+              b.lists[pos] = list_input(inputs[i], v, what);
+              return;
+            }
+            if (inputs[i].kind != GEON_VALUE_TENSOR || inputs[i].count != 1 || !inputs[i].tensors)
+              api_fail(GEON_INVALID_ARGUMENT, what + " is " + to_string(v.type) +
+                                                  ": give one tensor (GEON_VALUE_TENSOR, count 1)");
+            b.refs[pos].desc = checked_desc(inputs[i].tensors[0], v, what);
+            b.refs[pos].data = inputs[i].tensors[0].data;
+          });
+    };
+    execute(session, bind, output_names, n_outputs, nullptr, result);
   });
 }
 

@@ -9,5 +9,8 @@ namespace geon::provider {
 GeonStatus* run(GeonSession* s, const char* const* input_names, const GeonTensor* inputs,
                 size_t n_inputs, const char* const* output_names, size_t n_outputs,
                 GeonTensor* outputs, GeonResult** result) noexcept;
+GeonStatus* run_values(GeonSession* s, const char* const* input_names, const GeonValue* inputs,
+                       size_t n_inputs, const char* const* output_names, size_t n_outputs,
+                       GeonResult** result) noexcept;
 
 }  // namespace geon::provider

@@ -5,13 +5,30 @@
 #include "core/runtime/partition.h"
 #include "provider/src/log.h"
 #include "provider/src/model_import.h"
+#include "provider/src/report.h"
 #include "provider/src/status.h"
 
 namespace geon::provider {
 namespace {
 
+// A value's type as ONNX writes it (and onnxruntime's NodeArg.type): "tensor(float)",
+// "seq(tensor(int64))", "optional(seq(tensor(float)))".
+std::string onnx_type_text(const ValueType& t) {
+  const std::string tensor = "tensor(" + std::string(dtype_name(t.dtype)) + ")";
+  switch (t.kind) {
+    case TypeKind::kSequence:
+      return "seq(" + tensor + ")";
+    case TypeKind::kOptional:
+      return "optional(" + (t.element == TypeKind::kSequence ? "seq(" + tensor + ")" : tensor) +
+             ")";
+    default:
+      return tensor;
+  }
+}
+
 void fill_info(const Value& v, ValueInfoStore& out) {
   out.name = v.name;
+  out.type = onnx_type_text(v.type);
   out.info.dtype = static_cast<GeonDType>(v.dtype());
   out.info.rank = v.rank_known ? v.rank() : -1;
   for (const Axis& a : v.axes) {
@@ -35,15 +52,16 @@ std::string node_label(const Node& n) {
   return "node '" + n.name + "' (" + (n.domain.empty() ? "" : n.domain + ".") + n.op + ")";
 }
 
-// Only dense tensors cross the C ABI: a model whose inputs or outputs are sequences, optionals
-// or maps is refused here rather than failing at its first run.
+// Tensors, sequences and optionals cross the C ABI (run_values for the latter): a model whose
+// inputs or outputs are maps or sparse tensors is refused here rather than at its first run.
 void check_tensor_boundary(const Graph& g) {
   auto check = [&](int v, const char* what) {
     const Value& val = g.value(v);
-    if (val.type.kind != TypeKind::kTensor)
+    if (val.type.kind != TypeKind::kTensor && !is_list_type(val.type))
       api_fail(GEON_UNSUPPORTED, std::string(what) + " '" + val.name + "' is " +
                                      to_string(val.type) +
-                                     ": only tensors can be passed through the C API");
+                                     ": only tensors, sequences and optionals can be passed "
+                                     "through the C API");
   };
   for (int v : g.inputs) check(v, "input");
   for (int v : g.outputs) check(v, "output");
@@ -173,28 +191,42 @@ size_t session_output_count(const GeonSession* s) noexcept {
 
 namespace {
 
-GeonStatus* value_info(const char* fn, const GeonSession* s, size_t i, GeonValueInfo* out,
-                       bool input) noexcept {
+// Calls take(store) on input or output i of the session, after checking the handle, the out
+// argument (`arg` names it) and the index.
+template <typename Out, typename Take>
+GeonStatus* with_value(const char* fn, const GeonSession* s, size_t i, Out* out, const char* arg,
+                       bool input, Take take) noexcept {
   return guard(fn, [&] {
     const std::shared_ptr<Session> session = session_table().require(s, "session");
-    require_arg(out, "out");
+    require_arg(out, arg);
     const auto& list = input ? session->inputs : session->outputs;
     if (i >= list.size())
       api_fail(GEON_INVALID_ARGUMENT, std::string(input ? "input" : "output") + " index " +
                                           std::to_string(i) + " is out of range (the session has " +
                                           std::to_string(list.size()) + ")");
-    *out = list[i].info;
+    *out = take(list[i]);
   });
 }
+
+GeonValueInfo info_of(const ValueInfoStore& v) { return v.info; }
+char* type_of(const ValueInfoStore& v) { return copy_string(v.type); }
 
 }  // namespace
 
 GeonStatus* session_input_info(const GeonSession* s, size_t i, GeonValueInfo* out) noexcept {
-  return value_info("session_input_info", s, i, out, true);
+  return with_value("session_input_info", s, i, out, "out", true, info_of);
 }
 
 GeonStatus* session_output_info(const GeonSession* s, size_t i, GeonValueInfo* out) noexcept {
-  return value_info("session_output_info", s, i, out, false);
+  return with_value("session_output_info", s, i, out, "out", false, info_of);
+}
+
+GeonStatus* session_input_type(const GeonSession* s, size_t i, char** type) noexcept {
+  return with_value("session_input_type", s, i, type, "type", true, type_of);
+}
+
+GeonStatus* session_output_type(const GeonSession* s, size_t i, char** type) noexcept {
+  return with_value("session_output_type", s, i, type, "type", false, type_of);
 }
 
 int session_input_has_default(const GeonSession* s, size_t i) noexcept {

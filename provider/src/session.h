@@ -24,6 +24,7 @@ struct ValueInfoStore {
   std::vector<int64_t> dims;
   std::vector<std::string> dim_names;
   std::vector<const char*> dim_name_ptrs;
+  std::string type;  // in ONNX's notation: "seq(tensor(float))"
   GeonValueInfo info{};
 };
 
@@ -59,5 +60,7 @@ size_t session_output_count(const GeonSession* s) noexcept;
 GeonStatus* session_input_info(const GeonSession* s, size_t i, GeonValueInfo* out) noexcept;
 GeonStatus* session_output_info(const GeonSession* s, size_t i, GeonValueInfo* out) noexcept;
 int session_input_has_default(const GeonSession* s, size_t i) noexcept;
+GeonStatus* session_input_type(const GeonSession* s, size_t i, char** type) noexcept;
+GeonStatus* session_output_type(const GeonSession* s, size_t i, char** type) noexcept;
 
 }  // namespace geon::provider

@@ -12,7 +12,7 @@ import threading
 
 from ctypes import POINTER, c_char_p, c_int, c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p
 
-API_VERSION = 2
+API_VERSION = 3
 
 # The error codes and classes live in _errors; they are re-exported here for the modules that
 # have always found them in _capi.
@@ -35,6 +35,15 @@ from ._errors import (  # noqa: E402
 from . import _errors  # noqa: E402
 
 
+class GeonString(ctypes.Structure):
+    """One element of a string tensor: UTF-8 bytes, not NUL-terminated (geon.h)."""
+
+    _fields_ = [
+        ("data", c_void_p),
+        ("size", c_uint64),
+    ]
+
+
 class GeonTensor(ctypes.Structure):
     _fields_ = [
         ("dtype", c_int32),
@@ -43,6 +52,19 @@ class GeonTensor(ctypes.Structure):
         ("data", c_void_p),
         ("bytes", c_uint64),
     ]
+
+
+class GeonValue(ctypes.Structure):
+    """A sequence or optional value (GEON_VALUE_TENSOR, _SEQUENCE or _NONE and its tensors)."""
+
+    _fields_ = [
+        ("kind", c_int32),
+        ("count", ctypes.c_uint64),
+        ("tensors", POINTER(GeonTensor)),
+    ]
+
+
+VALUE_TENSOR, VALUE_SEQUENCE, VALUE_NONE = 0, 1, 2
 
 
 class GeonValueInfo(ctypes.Structure):
@@ -123,6 +145,14 @@ _API_FIELDS = [
     ("session_input_has_default", _F(c_int, _handle, c_size_t)),
     # version 2
     ("session_model_metadata", _F(_status, _handle, _out)),
+    # version 3: sequences and optionals
+    ("session_input_type", _F(_status, _handle, c_size_t, _out)),
+    ("session_output_type", _F(_status, _handle, c_size_t, _out)),
+    (
+        "run_values",
+        _F(_status, _handle, POINTER(c_char_p), POINTER(GeonValue), c_size_t, POINTER(c_char_p), c_size_t, _out),
+    ),
+    ("result_value", _F(_status, _handle, c_size_t, POINTER(GeonValue))),
 ]
 
 

@@ -51,6 +51,14 @@ def onnx_name(number):
     return entry[0] if entry else "dtype(%d)" % number
 
 
+def from_onnx_name(name):
+    """1 for "float"; ValueError for a name geon's table does not know."""
+    for number, entry in _TABLE.items():
+        if entry[0] == name:
+            return number
+    raise ValueError("unknown ONNX element type '%s'" % name)
+
+
 def type_string(number):
     """The NodeArg type string, as onnxruntime spells it: "tensor(float)"."""
     return "tensor(%s)" % onnx_name(number)

@@ -129,7 +129,7 @@ class RunPath:
             fed = _tensors.FedInput(name, value, entry[0] if entry is not None else None)
             keep.append(fed)
             shape_address = ctypes.addressof(fed.shape)
-            words += (fed.number, fed.array.ndim, shape_address, fed.pointer, fed.data.nbytes)
+            words += (fed.number, fed.array.ndim, shape_address, fed.pointer, fed.tensor.bytes)
         n = len(names)
         if n == 0:
             return self.name_array(()), (_capi.GeonTensor * 1)(), 0, keep

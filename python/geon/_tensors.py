@@ -25,13 +25,10 @@ class FedInput:
             except (TypeError, ValueError) as e:
                 raise _capi.GeonError("input '%s': %s" % (name, e), _capi.INVALID_ARGUMENT) from None
         else:
-            array = np.asarray(value)
+            array = np.asarray(value, dtype=object if declared == _dtypes.STRING else None)
         if array.dtype.kind in "OUS":
-            raise _capi.GeonError(
-                "input '%s': numpy dtype %s is not supported (geon's Python package passes numeric "
-                "and bool tensors only)" % (name, array.dtype),
-                _capi.UNSUPPORTED,
-            )
+            self._strings(name, array)
+            return
         if not array.dtype.isnative:
             array = array.astype(array.dtype.newbyteorder("="))
         try:
@@ -57,6 +54,59 @@ class FedInput:
         )
 
 
+    def _strings(self, name, array):
+        """A string tensor: one GeonString per element over UTF-8 bytes this object keeps."""
+        encoded = []
+        for item in array.reshape(-1).tolist():
+            if isinstance(item, str):
+                encoded.append(item.encode("utf-8"))
+            elif isinstance(item, (bytes, bytearray)):
+                encoded.append(bytes(item))
+            else:
+                raise _capi.GeonError(
+                    "input '%s': a string tensor holds %s, not str or bytes" % (name, type(item).__name__),
+                    _capi.INVALID_ARGUMENT,
+                )
+        count = len(encoded)
+        handles = (_capi.GeonString * max(count, 1))()
+        for i, b in enumerate(encoded):
+            handles[i].data = ctypes.cast(ctypes.c_char_p(b), ctypes.c_void_p).value if b else None
+            handles[i].size = len(b)
+        self.name = name
+        self.number = _dtypes.STRING
+        self.array = array
+        self.data = (encoded, handles)
+        self.pointer = ctypes.addressof(handles)
+        self.shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+        self.tensor = _capi.GeonTensor(
+            dtype=_dtypes.STRING,
+            rank=array.ndim,
+            shape=self.shape,
+            data=self.pointer,
+            bytes=count * ctypes.sizeof(_capi.GeonString),
+        )
+
+
+def string_array(tensor, shape, name):
+    """A string output as a numpy object array of str (bytes where the text is not UTF-8)."""
+    count = math.prod(shape)
+    if tensor.bytes < count * ctypes.sizeof(_capi.GeonString) or (count and not tensor.data):
+        raise _capi.GeonError(
+            "output '%s': the library returned %d bytes for %d strings" % (name(), tensor.bytes, count),
+            _capi.INTERNAL,
+        )
+    out = np.empty(count, dtype=object)
+    if count:
+        handles = (_capi.GeonString * count).from_address(tensor.data)
+        for i in range(count):
+            raw = ctypes.string_at(handles[i].data, handles[i].size) if handles[i].size else b""
+            try:
+                out[i] = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                out[i] = raw
+    return out.reshape(shape)
+
+
 class ResultOwner:
     """Owns a GeonResult*; arrays over its memory keep this object (and the session) alive."""
 
@@ -79,6 +129,13 @@ def result_array(owner, index):
     table = _capi.api()
     tensor = _capi.GeonTensor()
     _capi.check(table.result_tensor(owner.handle, index, ctypes.byref(tensor)))
+    return tensor_array(owner, tensor, index)
+
+
+def tensor_array(owner, tensor, index):
+    """A GeonTensor of output `index` (a result's tensor, or a sequence's element) as a numpy
+    array over the result's memory."""
+    table = _capi.api()
 
     def name():
         return _capi.text(table.result_name(owner.handle, index))
@@ -90,10 +147,8 @@ def result_array(owner, index):
         message = "output '%s': negative length in shape %s" % (name(), list(shape))
         raise _capi.GeonError(message, _capi.INTERNAL)
     if tensor.dtype == _dtypes.STRING:
-        raise _capi.GeonError(
-            "output '%s': string tensors are not supported by geon's Python package" % name(),
-            _capi.UNSUPPORTED,
-        )
+        # Copied out: the arrays outlive nothing of the result.
+        return string_array(tensor, shape, name)
     try:
         dtype = _dtypes.to_numpy(tensor.dtype)
     except ValueError as e:

@@ -15,7 +15,7 @@ import warnings
 
 from collections.abc import Mapping
 
-from . import _capi, _dtypes, _errors, _providers, _run_path, _tensors
+from . import _capi, _dtypes, _errors, _providers, _run_path, _tensors, _values
 from .io_binding import IOBinding, OrtValue
 from .options import NativeOptions, RunOptions, SessionOptions, option_pairs
 
@@ -165,6 +165,14 @@ class InferenceSession:
         self._owner = _SessionOwner(handle)
         self._inputs = self._infos(table.session_input_count, table.session_input_info)
         self._outputs = self._infos(table.session_output_count, table.session_output_info)
+        # Types as onnxruntime spells them ("seq(tensor(float))"); sequences and optionals
+        # make run() take the values path.
+        for args, type_of in ((self._inputs, table.session_input_type), (self._outputs, table.session_output_type)):
+            for i, arg in enumerate(args):
+                out = ctypes.c_void_p()
+                _capi.check(type_of(self._owner.handle, i, ctypes.byref(out)))
+                arg.type = _capi.take_string(out.value)
+        self._takes_values = any(_values.is_value_type(a.type) for a in self._inputs + self._outputs)
         for i, arg in enumerate(self._inputs):
             arg.has_default = bool(table.session_input_has_default(self._owner.handle, i))
         self._required = frozenset(a.name for a in self._inputs if not a.has_default)
@@ -255,6 +263,8 @@ class InferenceSession:
             _check_run_options(run_options)
         if not self._required <= input_feed.keys():
             self._missing_inputs(input_feed)
+        if self._takes_values:
+            return _values.run(self, handle, output_names, input_feed)
         path = self._run_path
         in_names, in_tensors, n_in, keep = path.feed(input_feed)
         if output_names:

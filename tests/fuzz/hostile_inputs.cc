@@ -203,9 +203,20 @@ bool build_hostile_inputs(FuzzedDataProvider& fdp, GeonSession* s,
       count *= d;
     }
     int64_t bytes = dtype_bytes(dtype, count);
-    if (bytes < 0) bytes = 0;  // strings and unknown types: refused by the library
+    if (bytes < 0) bytes = 0;  // unknown types: refused by the library
+    if (dtype == 8) bytes = count * static_cast<int64_t>(sizeof(GeonString));
     std::vector<unsigned char> data(static_cast<size_t>(bytes));
-    if (!data.empty()) {
+    if (dtype == 8) {
+      // Strings: random bytes (invalid UTF-8, NULs, long runs), one handle per element.
+      std::vector<std::string> text;
+      for (int64_t e = 0; e < count; ++e)
+        text.push_back(fdp.ConsumeRandomLengthString(one_in(fdp, 16) ? 4096 : 16));
+      for (int64_t e = 0; e < count; ++e) {
+        const GeonString g{text[e].data(), text[e].size()};
+        std::memcpy(data.data() + e * sizeof g, &g, sizeof g);
+      }
+      out.texts.push_back(std::move(text));
+    } else if (!data.empty()) {
       if (!is_trip && one_in(fdp, 8)) {
         // Raw bytes, when the fuzzer has them.
         const auto raw = fdp.ConsumeBytes<unsigned char>(data.size());

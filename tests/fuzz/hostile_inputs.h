@@ -19,6 +19,8 @@ struct HostileInputs {
   std::vector<GeonTensor> tensors;
   std::vector<std::vector<int64_t>> shapes;
   std::vector<std::vector<unsigned char>> buffers;
+  // String inputs: the text their buffers' GeonString handles point into.
+  std::vector<std::vector<std::string>> texts;
 };
 
 // Builds inputs for every input of s without a default (and, when the bytes say so, for some

@@ -304,6 +304,52 @@ std::vector<Entry> table_walk() {
          EXPECT_EQ(text, nullptr);
          expect_refused(a.session_model_metadata(ok.session, nullptr), "argument 'json' is null");
        }},
+      {GEON_MEMBER(session_input_type),
+       [](const GeonApi& a, const Live& ok, const Bad& bad) {
+         char* text = nullptr;
+         expect_refused(a.session_input_type(bad.session, 0, &text),
+                        bad.says("session", "session"));
+         EXPECT_EQ(text, nullptr);
+         expect_refused(a.session_input_type(ok.session, 0, nullptr), "argument 'type' is null");
+         expect_refused(a.session_input_type(ok.session, 9, &text), "out of range");
+       }},
+      {GEON_MEMBER(session_output_type),
+       [](const GeonApi& a, const Live& ok, const Bad& bad) {
+         char* text = nullptr;
+         expect_refused(a.session_output_type(bad.session, 0, &text),
+                        bad.says("session", "session"));
+         expect_refused(a.session_output_type(ok.session, 0, nullptr), "argument 'type' is null");
+       }},
+      {GEON_MEMBER(run_values),
+       [](const GeonApi& a, const Live& ok, const Bad& bad) {
+         GeonResult* r = reinterpret_cast<GeonResult*>(&r);  // overwritten with NULL
+         const char* const* names = &ok.input_name;
+         const GeonValue value{GEON_VALUE_TENSOR, 1, &ok.input};
+         expect_refused(a.run_values(bad.session, names, &value, 1, nullptr, 0, &r),
+                        bad.says("session", "session"));
+         EXPECT_EQ(r, nullptr);
+         expect_refused(a.run_values(bad.session, nullptr, nullptr, 0, nullptr, 0, nullptr),
+                        bad.says("session", "session"));
+         expect_refused(a.run_values(ok.session, names, &value, 1, nullptr, 0, nullptr),
+                        "argument 'result' is null");
+         expect_refused(a.run_values(ok.session, nullptr, &value, 1, nullptr, 0, &r),
+                        "argument 'input_names' is null");
+         expect_refused(a.run_values(ok.session, names, nullptr, 1, nullptr, 0, &r),
+                        "argument 'inputs' is null");
+         expect_refused(a.run_values(ok.session, names, &value, 1, nullptr, 1, &r),
+                        "argument 'output_names' is null");
+         const GeonValue no_tensor{GEON_VALUE_TENSOR, 1, nullptr};
+         expect_refused(a.run_values(ok.session, names, &no_tensor, 1, nullptr, 0, &r),
+                        "give one tensor");
+         EXPECT_EQ(r, nullptr);
+       }},
+      {GEON_MEMBER(result_value),
+       [](const GeonApi& a, const Live& ok, const Bad& bad) {
+         GeonValue v{};
+         expect_refused(a.result_value(bad.result, 0, &v), bad.says("result", "result"));
+         expect_refused(a.result_value(ok.result, 0, nullptr), "argument 'out' is null");
+         expect_refused(a.result_value(ok.result, 5, &v), "out of range");
+       }},
   };
 }
 #undef GEON_MEMBER

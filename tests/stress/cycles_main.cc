@@ -50,25 +50,71 @@ struct Owned {
 void run_once(const GeonApi& api, GeonSession* session, const std::string& feeds, uint32_t seed,
               std::vector<Output>& outputs) {
   const std::vector<Feed> in = feeds.empty() ? seeded_feeds(api, session, seed) : read_feeds(feeds);
+  auto tensor_of = [](const Feed& f) {
+    return GeonTensor{f.dtype, static_cast<int32_t>(f.shape.size()), f.shape.data(),
+                      const_cast<unsigned char*>(f.data.data()), f.data.size()};
+  };
   std::vector<const char*> names;
   std::vector<GeonTensor> tensors;
   for (const Feed& f : in) {
     names.push_back(f.name.c_str());
-    tensors.push_back(GeonTensor{f.dtype, static_cast<int32_t>(f.shape.size()), f.shape.data(),
-                                 const_cast<unsigned char*>(f.data.data()), f.data.size()});
+    tensors.push_back(tensor_of(f));
   }
   Owned<GeonResult, &GeonApi::release_result> result{api};
-  check(api,
-        api.run(session, names.data(), tensors.data(), tensors.size(), nullptr, 0, nullptr,
-                &result.handle),
-        "run");
+  // Models with sequences or optionals run through run_values, and every output is read back
+  // as a value: each of its tensors becomes one Output.
+  const bool values = takes_values(api, session);
+  if (values) {
+    std::vector<std::vector<GeonTensor>> elements(in.size());
+    std::vector<GeonValue> feeds_v;
+    for (size_t k = 0; k < in.size(); ++k) {
+      for (const Feed& e : in[k].elements) elements[k].push_back(tensor_of(e));
+      feeds_v.push_back(in[k].sequence
+                            ? GeonValue{GEON_VALUE_SEQUENCE, elements[k].size(), elements[k].data()}
+                            : GeonValue{GEON_VALUE_TENSOR, 1, &tensors[k]});
+    }
+    check(api,
+          api.run_values(session, names.data(), feeds_v.data(), feeds_v.size(), nullptr, 0,
+                         &result.handle),
+          "run_values");
+  } else {
+    check(api,
+          api.run(session, names.data(), tensors.data(), tensors.size(), nullptr, 0, nullptr,
+                  &result.handle),
+          "run");
+  }
+  std::vector<GeonTensor> got;
+  std::vector<std::string> got_names;
   for (size_t i = 0; i < api.result_count(result.handle); ++i) {
-    GeonTensor t{};
-    check(api, api.result_tensor(result.handle, i, &t), "result_tensor");
+    if (values) {
+      GeonValue v{};
+      check(api, api.result_value(result.handle, i, &v), "result_value");
+      for (uint64_t k = 0; k < v.count; ++k) got.push_back(v.tensors[k]);
+      if (v.kind == GEON_VALUE_NONE) got.push_back(GeonTensor{});
+      got_names.resize(got.size(), api.result_name(result.handle, i));
+    } else {
+      GeonTensor t{};
+      check(api, api.result_tensor(result.handle, i, &t), "result_tensor");
+      got.push_back(t);
+      got_names.push_back(api.result_name(result.handle, i));
+    }
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    const GeonTensor& t = got[i];
     const auto* bytes = static_cast<const unsigned char*>(t.data);
-    outputs.push_back(Output{api.result_name(result.handle, i), t.dtype,
-                             std::vector<int64_t>(t.shape, t.shape + t.rank),
-                             std::vector<unsigned char>(bytes, bytes + t.bytes)});
+    std::vector<unsigned char> content(bytes, bytes + t.bytes);
+    if (t.dtype == 8) {  // strings: the text (length, bytes), not the handles' addresses
+      content.clear();
+      const auto* h = static_cast<const GeonString*>(t.data);
+      for (uint64_t k = 0; k < t.bytes / sizeof(GeonString); ++k) {
+        const uint64_t n = h[k].size;
+        content.insert(content.end(), reinterpret_cast<const unsigned char*>(&n),
+                       reinterpret_cast<const unsigned char*>(&n) + sizeof n);
+        if (n) content.insert(content.end(), h[k].data, h[k].data + n);
+      }
+    }
+    outputs.push_back(Output{got_names[i], t.dtype, std::vector<int64_t>(t.shape, t.shape + t.rank),
+                             std::move(content)});
   }
 }
 

@@ -32,7 +32,30 @@ std::string status_text(const GeonApi& api, GeonStatus* s) {
   return text;
 }
 
+// The declared type of input / output i ("seq(tensor(float))"), "" when the library has none.
+std::string type_of(const GeonApi& api, const GeonSession* session, size_t i, bool input) {
+  char* t = nullptr;
+  GeonStatus* s =
+      input ? api.session_input_type(session, i, &t) : api.session_output_type(session, i, &t);
+  if (s) throw std::runtime_error("type of " + std::to_string(i) + ": " + status_text(api, s));
+  std::string out = t ? t : "";
+  api.release_string(t);
+  return out;
+}
+
+bool is_value_type(const std::string& t) {
+  return t.rfind("seq(", 0) == 0 || t.rfind("optional(", 0) == 0;
+}
+
 }  // namespace
+
+bool takes_values(const GeonApi& api, const GeonSession* session) {
+  for (size_t i = 0; i < api.session_input_count(session); ++i)
+    if (is_value_type(type_of(api, session, i, true))) return true;
+  for (size_t i = 0; i < api.session_output_count(session); ++i)
+    if (is_value_type(type_of(api, session, i, false))) return true;
+  return false;
+}
 
 std::vector<Feed> seeded_feeds(const GeonApi& api, const GeonSession* session, uint32_t seed) {
   std::vector<Feed> feeds;
@@ -44,7 +67,7 @@ std::vector<Feed> seeded_feeds(const GeonApi& api, const GeonSession* session, u
       throw std::runtime_error("input " + std::to_string(i) + ": " + status_text(api, s));
     if (info.rank < 0)
       throw std::runtime_error(std::string("input '") + info.name + "' has no known rank");
-    Feed f{info.name, info.dtype, {}, {}};
+    Feed f{info.name, info.dtype, {}, {}, {}, false, {}};
     size_t n = 1;
     for (int32_t d = 0; d < info.rank; ++d) {
       f.shape.push_back(info.dims[d] < 0 ? 2 : info.dims[d]);  // a symbolic dim: 2
@@ -66,9 +89,31 @@ std::vector<Feed> seeded_feeds(const GeonApi& api, const GeonSession* session, u
       case 9:  // bool
         fill<uint8_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<uint8_t>(g.next() >> 31); });
         break;
+      case 8:  // string: short words, one of 16, so string ops see equal and unequal text
+        for (size_t k = 0; k < n; ++k) f.strings.push_back("w" + std::to_string(lcg.next() >> 28));
+        f.data.resize(n * sizeof(GeonString));
+        for (size_t k = 0; k < n; ++k) {
+          const GeonString h{f.strings[k].data(), f.strings[k].size()};
+          std::memcpy(f.data.data() + k * sizeof h, &h, sizeof h);
+        }
+        break;
       default:
         throw std::runtime_error(std::string("input '") + info.name + "' has dtype " +
                                  std::to_string(info.dtype) + ", which seeded_feeds cannot fill");
+    }
+    const std::string type = type_of(api, session, i, true);
+    if (type.rfind("seq(", 0) == 0 || type.rfind("optional(seq(", 0) == 0) {
+      // Four elements (seeded int64 inputs, as positions, are in [0, 4)): the seeded tensor and
+      // its bytes scrambled by the same stream.
+      Feed seq{f.name, f.dtype, {}, {}, {}, true, {}};
+      for (int k = 1; k < 4; ++k) {
+        Feed more = f;
+        for (auto& b : more.data) b = static_cast<unsigned char>(b ^ (lcg.next() >> 24));
+        seq.elements.push_back(std::move(more));
+      }
+      seq.elements.insert(seq.elements.begin(), std::move(f));
+      feeds.push_back(std::move(seq));
+      continue;
     }
     feeds.push_back(std::move(f));
   }

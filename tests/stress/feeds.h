@@ -17,7 +17,16 @@ struct Feed {
   GeonDType dtype = 0;
   std::vector<int64_t> shape;
   std::vector<unsigned char> data;
+  // String inputs (dtype 8): the text, which `data`'s GeonString handles point into.
+  std::vector<std::string> strings;
+  // A sequence input: its elements (seeded like a tensor of the declared element shape), and
+  // this feed's own shape and data unused. An optional input is fed present.
+  bool sequence = false;
+  std::vector<Feed> elements;
 };
+
+// Whether the session has an input or output of sequence or optional type (run_values).
+bool takes_values(const GeonApi& api, const GeonSession* session);
 
 // Every input of the session that has no default, filled with values of a fixed LCG from
 // `seed`. Throws std::runtime_error naming the input for a dtype or rank it cannot fill.

@@ -3,11 +3,12 @@
 
   add_wrong_output/     Add whose expected output is off at index 2      -> fail
   add_loose_tolerance/  Add 1% off, data.json rtol 0.05                 -> pass
-  det_unsupported/      Det, which no geon kernel set runs              -> unsupported (skipped)
+  gradient_unsupported/ Gradient, which no geon kernel set runs         -> unsupported (skipped)
 
 Usage: make_runner_cases.py OUT_DIR
 """
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -42,6 +43,7 @@ def model_of(op, inputs, shape_in, shape_out):
 
 def main():
     root = sys.argv[1]
+    shutil.rmtree(root, ignore_errors=True)  # no case of an earlier version lingers
     rng = np.random.default_rng(5)
     a = rng.standard_normal((3, 4)).astype(np.float32)
     b = rng.standard_normal((3, 4)).astype(np.float32)
@@ -55,10 +57,16 @@ def main():
     write_case(root, "add_loose_tolerance", add, [("a", a), ("b", b)], [("y", off)],
                '{"rtol": 0.05, "atol": 1e-07}')
 
+    # Gradient (ai.onnx.preview.training) imports but no kernel set runs it.
     m = rng.standard_normal((3, 3)).astype(np.float32)
-    det = model_of("Det", ["m"], [3, 3], [])
-    write_case(root, "det_unsupported", det, [("m", m)],
-               [("y", np.array(np.linalg.det(m), dtype=np.float32))])
+    grad = helper.make_graph(
+        [helper.make_node("Add", ["m", "m"], ["s"]),
+         helper.make_node("Gradient", ["m"], ["y"], domain="ai.onnx.preview.training", xs=["m"], y="s")],
+        "gradient", [helper.make_tensor_value_info("m", TensorProto.FLOAT, [3, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 3])])
+    grad = helper.make_model(grad, opset_imports=[helper.make_opsetid("", 17),
+                                                  helper.make_opsetid("ai.onnx.preview.training", 1)])
+    write_case(root, "gradient_unsupported", grad, [("m", m)], [("y", np.full((3, 3), 2, np.float32))])
 
 
 if __name__ == "__main__":

@@ -55,6 +55,24 @@ std::optional<Mismatch> compare_tensors(const HostTensor& got, const HostTensor&
     return Mismatch{"shape", -1, shape_string(got.shape), shape_string(expected.shape), 0};
   }
   const int64_t n = element_count(expected.shape, expected.name);
+  if (expected.dtype == kString) {  // exact, element by element
+    Mismatch first{"value", -1, "", "", 0};
+    for (int64_t i = 0; i < n; ++i) {
+      const std::string& g = i < static_cast<int64_t>(got.strings.size()) ? got.strings[i] : "";
+      const std::string& e =
+          i < static_cast<int64_t>(expected.strings.size()) ? expected.strings[i] : "";
+      if (g != e && first.mismatches++ == 0) {
+        first.index = i;
+        first.got = "\"" + g + "\"";
+        first.expected = "\"" + e + "\"";
+      }
+    }
+    if (got.strings.size() != expected.strings.size())
+      return Mismatch{"size", -1, std::to_string(got.strings.size()) + " strings",
+                      std::to_string(expected.strings.size()) + " strings", 0};
+    if (first.mismatches == 0) return std::nullopt;
+    return first;
+  }
   const size_t need = byte_size(expected.dtype, n, expected.name);
   if (got.data.size() != need || expected.data.size() != need) {
     return Mismatch{"size", -1, std::to_string(got.data.size()) + " bytes",

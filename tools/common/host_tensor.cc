@@ -189,4 +189,12 @@ std::string shape_string(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
+void set_strings(HostTensor& t, std::vector<std::string> strings) {
+  t.dtype = kString;
+  t.strings = std::move(strings);
+  t.data.resize(t.strings.size() * sizeof(GeonString));
+  auto* h = reinterpret_cast<GeonString*>(t.data.data());
+  for (size_t i = 0; i < t.strings.size(); ++i) h[i] = {t.strings[i].data(), t.strings[i].size()};
+}
+
 }  // namespace geon::tools

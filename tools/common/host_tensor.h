@@ -62,7 +62,13 @@ struct HostTensor {
   int32_t dtype = kFloat;
   std::vector<int64_t> shape;
   std::vector<std::byte> data;
+  // String tensors (kString): the elements, and `data` holds one GeonString handle per
+  // element pointing into them (set_strings), which is what a feed passes.
+  std::vector<std::string> strings;
 };
+
+// Makes t a string tensor of these elements, its data the handles over them.
+void set_strings(HostTensor& t, std::vector<std::string> strings);
 
 // The number of elements of `shape`; ToolError for a negative length or an overflow of
 // `limit` (so no caller allocates from a count it did not bound). `what` names the tensor.

@@ -15,5 +15,7 @@ HostTensor read_tensor_file(const std::string& path);
 geon::api::Feed to_feed(const HostTensor& t);
 // An owned copy of one output of a run.
 HostTensor from_result(const geon::api::Result& r, size_t i);
+// An owned copy of a tensor the provider returned (`name` names it in messages).
+HostTensor from_view(const GeonTensor& v, const std::string& name);
 
 }  // namespace geon::tools

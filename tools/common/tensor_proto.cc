@@ -5,79 +5,10 @@
 #include <vector>
 
 #include "tools/common/file_bytes.h"
+#include "tools/common/wire_reader.h"
 
 namespace geon::tools {
 namespace {
-
-enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
-
-// A bounds-checked cursor over protobuf wire-format bytes.
-class WireReader {
- public:
-  WireReader(std::span<const std::byte> bytes, const std::string& what)
-      : bytes_(bytes), what_(what) {}
-
-  bool done() const { return pos_ >= bytes_.size(); }
-
-  uint64_t varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= bytes_.size()) fail("truncated varint");
-      const auto b = std::to_integer<uint64_t>(bytes_[pos_++]);
-      v |= (b & 0x7f) << shift;
-      if (!(b & 0x80)) return v;
-    }
-    fail("varint longer than 10 bytes");
-  }
-
-  template <typename T>
-  T fixed() {
-    if (bytes_.size() - pos_ < sizeof(T)) fail("truncated fixed-width value");
-    T v;
-    std::memcpy(&v, bytes_.data() + pos_, sizeof(T));
-    pos_ += sizeof(T);
-    return v;
-  }
-
-  std::span<const std::byte> length_delimited() {
-    const uint64_t n = varint();
-    if (n > bytes_.size() - pos_) {
-      fail("a length-delimited field claims " + std::to_string(n) + " bytes, " +
-           std::to_string(bytes_.size() - pos_) + " remain");
-    }
-    auto s = bytes_.subspan(pos_, static_cast<size_t>(n));
-    pos_ += static_cast<size_t>(n);
-    return s;
-  }
-
-  void skip(uint32_t wire_type) {
-    switch (wire_type) {
-      case kVarint:
-        varint();
-        break;
-      case kFixed64:
-        fixed<uint64_t>();
-        break;
-      case kLengthDelimited:
-        length_delimited();
-        break;
-      case kFixed32:
-        fixed<uint32_t>();
-        break;
-      default:
-        fail("unsupported wire type " + std::to_string(wire_type));
-    }
-  }
-
-  [[noreturn]] void fail(const std::string& why) const {
-    throw ToolError(what_ + ": malformed TensorProto at byte " + std::to_string(pos_) + ": " + why);
-  }
-
- private:
-  std::span<const std::byte> bytes_;
-  const std::string& what_;
-  size_t pos_ = 0;
-};
 
 // A repeated scalar field: packed (one length-delimited run) or one value per tag.
 template <typename T, typename ReadOne>
@@ -103,6 +34,7 @@ struct Fields {
   std::vector<uint64_t> uint64_data;
   std::optional<std::span<const std::byte>> raw_data;
   size_t string_count = 0;
+  std::vector<std::string> strings;  // string_data
   bool has_segment = false;
   bool external = false;
   std::string name;
@@ -137,11 +69,13 @@ Fields read_fields(std::span<const std::byte> bytes, const std::string& what) {
       case 5:
         read_repeated(r, wire, kVarint, f.int32_data, what, varint_i32);
         break;
-      case 6:
+      case 6: {
         if (wire != kLengthDelimited) r.fail("string_data is not length-delimited");
-        r.length_delimited();
+        const auto s = r.length_delimited();
+        f.strings.emplace_back(reinterpret_cast<const char*>(s.data()), s.size());
         ++f.string_count;
         break;
+      }
       case 7:
         read_repeated(r, wire, kVarint, f.int64_data, what, varint_i64);
         break;
@@ -258,16 +192,25 @@ void from_typed_fields(const Fields& f, int32_t dtype, int64_t count, std::vecto
 }  // namespace
 
 HostTensor parse_tensor_proto(std::span<const std::byte> bytes, const std::string& what) {
-  const Fields f = read_fields(bytes, what);
+  Fields f = read_fields(bytes, what);
   if (!f.data_type || *f.data_type == 0) throw ToolError(what + ": TensorProto has no data_type");
   HostTensor t;
   t.name = f.name;
   t.dtype = *f.data_type;
   t.shape = f.dims;
   const std::string label = f.name.empty() ? what : what + " (" + f.name + ")";
-  if (t.dtype == kString || f.string_count > 0)
-    throw UnsupportedData(label + ": string tensors are not supported");
   if (f.external) throw UnsupportedData(label + ": tensors with external data are not supported");
+  if (t.dtype == kString || f.string_count > 0) {
+    if (t.dtype != kString || f.has_segment)
+      throw UnsupportedData(label + ": string_data in a tensor of dtype " + dtype_name(t.dtype));
+    const int64_t count = element_count(t.shape, label);
+    if (count != static_cast<int64_t>(f.strings.size()))
+      throw ToolError(label + ": shape " + shape_string(t.shape) + " needs " +
+                      std::to_string(count) + " strings but string_data holds " +
+                      std::to_string(f.strings.size()));
+    set_strings(t, std::move(f.strings));
+    return t;
+  }
   // Field 3 is a TensorProto's segment, but also the tensor(s) of a SequenceProto or an
   // OptionalProto, whose other fields look like a tensor's: the likelier reading is named.
   if (f.has_segment) {

@@ -13,6 +13,7 @@
 #include "tools/common/tensor_file.h"
 #include "tools/common/tensor_proto.h"
 #include "tools/geon-test-runner/input_guard.h"
+#include "tools/geon-test-runner/run_values.h"
 
 namespace geon::tools {
 namespace {
@@ -111,7 +112,13 @@ TestResult run_in_process(const geon::api::Library& lib, const TestCase& test,
       r.message = "no test_data_set_* directory";
       return r;
     }
+    const bool values = takes_values(inputs, outputs);
     for (const auto& set : sets) {
+      if (values) {  // sequences or optionals: their inputs are copied, so none can change
+        r.message = run_value_set(session, set, inputs, outputs, tol);
+        if (!r.message.empty()) return r;
+        continue;
+      }
       const auto tensors = read_inputs(set, inputs);
       std::vector<geon::api::Feed> feeds;
       for (const auto& t : tensors) feeds.push_back(to_feed(t));

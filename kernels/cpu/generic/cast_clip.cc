@@ -8,6 +8,8 @@
 #include "core/desc/views.h"
 #include "core/onnx/cast.h"
 #include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/generic/sequence/ops.h"
+#include "kernels/cpu/generic/text/ops.h"
 
 namespace geon::cpu {
 namespace {
@@ -40,19 +42,30 @@ void clip(const Operand& dst, const ConstOperand& x, const ConstOperand* lo,
 
 }  // namespace
 
-Reason supports_identity(const Graph& g, const Node& n) { return check_io(g, n); }
-// Identity is the trivial view: the executor binds its output to the input's memory.
-std::unique_ptr<Kernel> create_identity(const Graph&, const Node& n) {
+Reason supports_identity(const Graph& g, const Node& n) {
+  if (has_input(n, 0) && is_list_type(g.value(n.inputs[0]).type)) return std::nullopt;
+  // Identity moves elements only, so strings (handles) pass too.
+  if (Reason r = string_or_engine_reason(input_dtype(g, n, 0), "the input")) return r;
+  return string_or_engine_reason(output_dtype(g, n, 0), "the output");
+}
+// Identity is the trivial view: the executor binds its output to the input's memory. A
+// sequence or optional is passed on as the same value.
+std::unique_ptr<Kernel> create_identity(const Graph& g, const Node& n) {
+  if (has_input(n, 0) && is_list_type(g.value(n.inputs[0]).type)) return create_list_identity();
   return make_view_kernel(
       n, [](const TensorDesc& d, const KernelContext&) { return std::optional<TensorDesc>(d); });
 }
 
 Reason supports_cast(const Graph& g, const Node& n) {
+  if (input_dtype(g, n, 0) == DType::kString || output_dtype(g, n, 0) == DType::kString)
+    return supports_cast_string(g, n);  // text/cast_equal.cc
   if (Reason r = check_io(g, n)) return r;
   EngineOptions opt;
   return onnx::cast_options(n, opt.cast);
 }
-std::unique_ptr<Kernel> create_cast(const Graph&, const Node& n) {
+std::unique_ptr<Kernel> create_cast(const Graph& g, const Node& n) {
+  if (input_dtype(g, n, 0) == DType::kString || output_dtype(g, n, 0) == DType::kString)
+    return create_cast_string(g, n);
   EngineOptions opt;
   onnx::cast_options(n, opt.cast);
   return assign_kernel(opt);

@@ -3,16 +3,17 @@
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/generic/text/ops.h"
 
 namespace geon::cpu {
 
 Reason supports_concat(const Graph& g, const Node& n) {
   if (!n.attr("axis")) return "Concat needs an axis attribute";
   for (size_t i = 0; i < n.inputs.size(); ++i)
-    if (Reason r = engine_dtype_reason(input_dtype(g, n, static_cast<int>(i)),
-                                       "input " + std::to_string(i)))
+    if (Reason r = string_or_engine_reason(input_dtype(g, n, static_cast<int>(i)),
+                                           "input " + std::to_string(i)))  // strings: handles
       return r;
-  return engine_dtype_reason(output_dtype(g, n, 0), "the output");
+  return string_or_engine_reason(output_dtype(g, n, 0), "the output");
 }
 
 std::unique_ptr<Kernel> create_concat(const Graph&, const Node& n) {

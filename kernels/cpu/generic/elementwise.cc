@@ -9,6 +9,7 @@
 #include "core/base/error.h"
 #include "core/onnx/elementwise.h"
 #include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/generic/text/ops.h"
 
 namespace geon::cpu {
 namespace {
@@ -32,10 +33,13 @@ class ElementwiseKernel final : public FnKernel {
 }  // namespace
 
 Reason supports_elementwise(const Graph& g, const Node& n) {
+  if (n.op == "Equal" && input_dtype(g, n, 0) == DType::kString)
+    return supports_equal_string(g, n);  // text/cast_equal.cc
   return onnx::elementwise_reason(g, n, "cpu.generic", check_engine_op);
 }
 
 std::unique_ptr<Kernel> create_elementwise(const Graph& g, const Node& n) {
+  if (n.op == "Equal" && input_dtype(g, n, 0) == DType::kString) return create_equal_string(g, n);
   const onnx::ElementwiseSpec spec = onnx::elementwise_spec(n);
   // The expression for the dtypes the graph declares is built once here; a call whose inputs
   // have other dtypes (or a graph that does not know them) builds its own.

@@ -18,5 +18,6 @@ std::span<const KernelEntry> quant_rows();      // quantization and integer matm
 std::span<const KernelEntry> vision_rows();     // sampling grids, detection, deformable conv
 std::span<const KernelEntry> attention_rows();  // the newest attention and state-space ops
 std::span<const KernelEntry> text_rows();       // strings and the ai.onnx.ml ops
+std::span<const KernelEntry> sequence_rows();   // sequences and optionals
 
 }  // namespace geon::cpu

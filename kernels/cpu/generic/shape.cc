@@ -10,6 +10,7 @@
 #include "core/desc/views.h"
 #include "core/dtype/scalar.h"
 #include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/generic/text/ops.h"
 
 namespace geon::cpu {
 namespace {
@@ -127,8 +128,9 @@ std::unique_ptr<Kernel> create_size(const Graph&, const Node& n) {
 }
 
 Reason supports_gather(const Graph& g, const Node& n) {
-  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the data")) return r;
-  if (Reason r = engine_dtype_reason(output_dtype(g, n, 0), "the output")) return r;
+  // Gather moves elements only: strings (handles) too.
+  if (Reason r = string_or_engine_reason(input_dtype(g, n, 0), "the data")) return r;
+  if (Reason r = string_or_engine_reason(output_dtype(g, n, 0), "the output")) return r;
   if (!has_input(n, 1)) return "Gather needs an indices input";
   return check_ints_input(g, n, 1, "the indices");
 }

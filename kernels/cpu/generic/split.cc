@@ -8,6 +8,7 @@
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/generic/text/ops.h"
 
 namespace geon::cpu {
 namespace {
@@ -51,7 +52,8 @@ Ints part_lengths(int64_t len, int n, const Ints& split, bool uneven_ok) {
 }  // namespace
 
 Reason supports_split(const Graph& g, const Node& n) {
-  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the input")) return r;
+  // Split assigns slices: strings (handles) too.
+  if (Reason r = string_or_engine_reason(input_dtype(g, n, 0), "the input")) return r;
   if (n.outputs.empty()) return "Split has no outputs";
   if (n.opset >= 13 || n.opset < 2) return check_ints_input(g, n, 1, "split");
   return std::nullopt;

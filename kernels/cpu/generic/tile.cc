@@ -10,6 +10,7 @@
 #include "core/desc/views.h"
 #include "kernels/cpu/generic/gather_rows.h"
 #include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/generic/text/ops.h"
 
 namespace geon::cpu {
 namespace {
@@ -63,7 +64,8 @@ void tile_into(KernelContext& ctx, const Ints& repeats) {
 }  // namespace
 
 Reason supports_tile(const Graph& g, const Node& n) {
-  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the input")) return r;
+  // Tile assigns broadcast views: strings (handles) too.
+  if (Reason r = string_or_engine_reason(input_dtype(g, n, 0), "the input")) return r;
   if (!has_input(n, 1)) return "Tile needs a repeats input";
   if (n.opset < 6) {
     if (!has_input(n, 2)) return "Tile-1 needs an axis input";

@@ -10,6 +10,7 @@
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/generic/text/ops.h"
 
 namespace geon::cpu {
 namespace {
@@ -17,8 +18,9 @@ namespace {
 using Ints = std::vector<int64_t>;
 
 Reason check_io(const Graph& g, const Node& n) {
-  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the input")) return r;
-  return engine_dtype_reason(output_dtype(g, n, 0), "the output");
+  // Views and their copies move elements only: strings (handles) too.
+  if (Reason r = string_or_engine_reason(input_dtype(g, n, 0), "the input")) return r;
+  return string_or_engine_reason(output_dtype(g, n, 0), "the output");
 }
 
 // The data's dtypes, and integer parameter inputs [first, last] (constant or not).

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* The version this header describes. Version N's table is a prefix of version N+1's. */
-#define GEON_API_VERSION 2u
+#define GEON_API_VERSION 3u
 
 typedef enum GeonErrorCode {
   GEON_OK = 0,
@@ -61,6 +61,32 @@ typedef struct GeonTensor {
   void* data;
   uint64_t bytes;
 } GeonTensor;
+
+/* String tensors (dtype 8): `data` points to one GeonString per element, row-major, and
+ * `bytes` counts those handles (16 per element); the text is UTF-8, not NUL-terminated, and
+ * may hold any byte. Inputs' text is read in place during the call. String outputs are always
+ * returned in the GeonResult, which owns their text (caller memory is refused for them). */
+typedef struct GeonString {
+  const char* data; /* may be NULL when size is 0 */
+  uint64_t size;
+} GeonString;
+
+/* A value of sequence or optional type (API version 3; run_values, result_value). kind:
+ *   GEON_VALUE_TENSOR    one tensor: tensors[0], count 1 (also an optional that holds one)
+ *   GEON_VALUE_SEQUENCE  tensors[0 .. count), count may be 0 (also an optional that holds one)
+ *   GEON_VALUE_NONE      an optional without a value: count 0
+ * Every tensor is dense, row-major, on the host, and of the element type the model declares. */
+typedef enum GeonValueKind {
+  GEON_VALUE_TENSOR = 0,
+  GEON_VALUE_SEQUENCE = 1,
+  GEON_VALUE_NONE = 2
+} GeonValueKind;
+
+typedef struct GeonValue {
+  int32_t kind; /* a GeonValueKind */
+  uint64_t count;
+  const GeonTensor* tensors;
+} GeonValue;
 
 /* An input or output as the model declares it. dims[i] is the length, or -1 when it is only
  * known at run time; dim_names[i] is then the symbol ("batch") or "" when it has none.
@@ -230,6 +256,24 @@ typedef struct GeonApi {
    * then (0 is a version). Sessions made by compile() report none of it.
    * Thread-safety: any. */
   GeonStatus* (*session_model_metadata)(const GeonSession* s, char** json);
+
+  /* --- version 3: sequences and optionals ------------------------------------------------ */
+  /* The declared type of input / output i in ONNX's notation: "tensor(float)",
+   * "seq(tensor(int64))", "optional(tensor(float))", "optional(seq(tensor(float)))".
+   * Thread-safety: any. */
+  GeonStatus* (*session_input_type)(const GeonSession* s, size_t i, char** type);
+  GeonStatus* (*session_output_type)(const GeonSession* s, size_t i, char** type);
+  /* run() for models with sequence or optional inputs or outputs: inputs[i] feeds the input
+   * named input_names[i] (a tensor input takes GEON_VALUE_TENSOR; an optional input may be
+   * GEON_VALUE_NONE); every requested output is allocated in *result. The tensors' data are
+   * read in place during the call. Thread-safety: any. */
+  GeonStatus* (*run_values)(GeonSession* s, const char* const* input_names, const GeonValue* inputs,
+                            size_t n_inputs, const char* const* output_names, size_t n_outputs,
+                            GeonResult** result);
+  /* Output i of a result as a value (tensor outputs too). The tensors array and the data live
+   * as long as the result. result_tensor() refuses sequence and optional outputs.
+   * Thread-safety: any (read-only). */
+  GeonStatus* (*result_value)(const GeonResult* r, size_t i, GeonValue* out);
 } GeonApi;
 
 /* The only exported symbol. Returns the table when this library implements `version` (or

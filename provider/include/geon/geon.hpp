@@ -62,6 +62,15 @@ inline int dtype_bits(GeonDType t) {
   return 0;
 }
 
+// Handles over strings for a string Feed (dtype 8): data = handles.data(), bytes =
+// handles.size() * sizeof(GeonString). The strings must outlive the run.
+inline std::vector<GeonString> string_handles(std::span<const std::string> strings) {
+  std::vector<GeonString> out;
+  out.reserve(strings.size());
+  for (const std::string& s : strings) out.push_back(GeonString{s.data(), s.size()});
+  return out;
+}
+
 // Bytes of one element, 0 for packed (sub-byte) types, string and unknown.
 inline size_t dtype_size(GeonDType t) {
   int bits = dtype_bits(t);
@@ -187,6 +196,9 @@ struct ValueInfo {
   std::vector<int64_t> dims;
   std::vector<std::string> dim_names;  // "" where a dim has no symbol
   bool has_default = false;            // inputs only: an initializer a run may override
+  // The type in ONNX's notation ("tensor(float)", "seq(tensor(int64))", "optional(...)");
+  // "tensor(...)" from a library older than C API version 3.
+  std::string type;
 };
 
 // A host tensor the caller feeds: read in place, never modified.
@@ -212,12 +224,26 @@ struct Tensor {
   std::string name;
   GeonDType dtype = 0;
   std::vector<int64_t> shape;
-  std::vector<std::byte> data;
+  std::vector<std::byte> data;       // empty for strings
+  std::vector<std::string> strings;  // the elements of a string tensor (dtype 8), row-major
 
   template <typename T>
   std::span<const T> as() const {
     return {reinterpret_cast<const T*>(data.data()), data.size() / sizeof(T)};
   }
+};
+
+// A sequence or optional value (C API version 3): a tensor, the elements of a sequence, or none.
+struct Value {
+  GeonValueKind kind = GEON_VALUE_TENSOR;
+  std::vector<Tensor> tensors;
+};
+
+// A value to feed to run_values: its tensors are read in place, never modified.
+struct ValueFeed {
+  std::string name;
+  GeonValueKind kind = GEON_VALUE_TENSOR;
+  std::vector<Feed> tensors;
 };
 
 // The outputs a run allocated, owned by the provider; views into it stay valid as long as
@@ -250,12 +276,33 @@ class Result {
     check(*api_, api_->result_tensor(h_, i, &t));
     return t;
   }
-  Tensor copy(size_t i) const {
-    GeonTensor t = view(i);
+  Tensor copy(size_t i) const { return copy_tensor(view(i), name(i)); }
+  // Output i as a value (any output; needed for sequences and optionals), viewed or copied.
+  GeonValue value_view(size_t i) const {
+    GeonValue v{};
+    check(*api_, api_->result_value(h_, i, &v));
+    return v;
+  }
+  Value copy_value(size_t i) const {
+    const GeonValue v = value_view(i);
+    Value out;
+    out.kind = static_cast<GeonValueKind>(v.kind);
+    for (uint64_t k = 0; k < v.count; ++k)
+      out.tensors.push_back(copy_tensor(v.tensors[k], name(i)));
+    return out;
+  }
+  // An owned copy of a tensor the provider returned.
+  static Tensor copy_tensor(const GeonTensor& t, const std::string& name) {
     Tensor out;
-    out.name = name(i);
+    out.name = name;
     out.dtype = t.dtype;
     if (t.rank > 0) out.shape.assign(t.shape, t.shape + t.rank);
+    if (t.dtype == 8) {  // string handles point into the result: copy the text
+      const auto* e = static_cast<const GeonString*>(t.data);
+      for (uint64_t k = 0, n = t.data ? t.bytes / sizeof(GeonString) : 0; k < n; ++k)
+        out.strings.emplace_back(e[k].size ? std::string(e[k].data, e[k].size) : std::string());
+      return out;
+    }
     out.data.resize(static_cast<size_t>(t.bytes));
     if (t.bytes) std::memcpy(out.data.data(), t.data, static_cast<size_t>(t.bytes));
     return out;
@@ -317,6 +364,7 @@ class Session {
       check(*api_, api_->session_input_info(h_, i, &v));
       out.push_back(to_value_info(v));
       out.back().has_default = api_->session_input_has_default(h_, i) != 0;
+      out.back().type = value_type(i, true);
     }
     return out;
   }
@@ -326,6 +374,7 @@ class Session {
       GeonValueInfo v{};
       check(*api_, api_->session_output_info(h_, i, &v));
       out.push_back(to_value_info(v));
+      out.back().type = value_type(i, false);
     }
     return out;
   }
@@ -375,6 +424,33 @@ class Session {
     return Result(api_, result);
   }
 
+  // Runs a model whose inputs or outputs may be sequences or optionals (C API version 3);
+  // every output named (empty: all) is allocated in the returned Result.
+  Result run_values(std::span<const ValueFeed> feeds,
+                    const std::vector<std::string>& output_names = {}) const {
+    std::vector<const char*> in_names;
+    std::vector<std::vector<GeonTensor>> tensors;
+    for (const ValueFeed& f : feeds) {
+      in_names.push_back(f.name.c_str());
+      std::vector<GeonTensor> ts;
+      for (const Feed& t : f.tensors)
+        ts.push_back(GeonTensor{t.dtype, static_cast<int32_t>(t.shape.size()), t.shape.data(),
+                                const_cast<void*>(t.data), t.bytes});
+      tensors.push_back(std::move(ts));
+    }
+    std::vector<GeonValue> ins;
+    for (size_t i = 0; i < feeds.size(); ++i)
+      ins.push_back(GeonValue{feeds[i].kind, tensors[i].size(),
+                              tensors[i].empty() ? nullptr : tensors[i].data()});
+    std::vector<const char*> out_names;
+    for (const std::string& n : output_names) out_names.push_back(n.c_str());
+    GeonResult* result = nullptr;
+    check(*api_, api_->run_values(h_, in_names.data(), ins.data(), ins.size(),
+                                  out_names.empty() ? nullptr : out_names.data(), out_names.size(),
+                                  &result));
+    return Result(api_, result);
+  }
+
   std::string placement_report() const {
     char* s = nullptr;
     check(*api_, api_->placement_report(h_, &s));
@@ -399,6 +475,14 @@ class Session {
   GeonSession* get() const { return h_; }
 
  private:
+  std::string value_type(size_t i, bool input) const {
+    if (api_->version < 3) return "tensor(...)";
+    char* t = nullptr;
+    check(*api_,
+          input ? api_->session_input_type(h_, i, &t) : api_->session_output_type(h_, i, &t));
+    return take_string(*api_, t);
+  }
+
   const GeonApi* api_;
   GeonSession* h_ = nullptr;
 };

@@ -97,9 +97,12 @@ TEST(DescErrors, ElementSpanRejectsPositionsBeyondInt64) {
   expect_error([&] { element_span(d); }, E::kOutOfRange, {"element_span", "last element"});
 }
 
-TEST(DescErrors, ByteSpanOfStringsIsNotSupported) {
-  expect_error([] { byte_span(row_major(DType::kString, Dims{3})); }, E::kNotSupported,
-               {"byte_span", "string"});
+// A string element is a 16-byte handle (core/strings), so strings have a byte span like any
+// fixed-width type.
+TEST(DescErrors, ByteSpanOfStringsCoversTheirHandles) {
+  const ByteSpan s = byte_span(row_major(DType::kString, Dims{3}));
+  EXPECT_EQ(s.begin, 0);
+  EXPECT_EQ(s.end, 48);
 }
 
 TEST(DescErrors, ByteSpanRejectsAnUnknownDtype) {

@@ -60,17 +60,24 @@ def defaults():
     save(graph, "defaults.onnx")
 
 
-def det():
-    # d = Det(X + X): Det has an import rule but no CPU kernel, so no kernel set claims it.
+def unclaimed():
+    # s = X + X, g = Gradient(s wrt X): Gradient (ai.onnx.preview.training) has an import rule but
+    # no kernel in any set, so no kernel set claims node 1 (when one does, pick another op).
     nodes = [
         helper.make_node("Add", ["X", "X"], ["s"], name="double"),
-        helper.make_node("Det", ["s"], ["d"], name="det"),
+        helper.make_node("Gradient", ["X"], ["g"], name="grad", domain="ai.onnx.preview.training",
+                         xs=["X"], y="s"),
     ]
     graph = helper.make_graph(
-        nodes, "det",
+        nodes, "unclaimed",
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3, 3])],
-        [helper.make_tensor_value_info("d", TensorProto.FLOAT, [])])
-    save(graph, "det.onnx")
+        [helper.make_tensor_value_info("s", TensorProto.FLOAT, [3, 3]),
+         helper.make_tensor_value_info("g", TensorProto.FLOAT, [3, 3])])
+    model = helper.make_model(graph, opset_imports=OPSET + [helper.make_opsetid("ai.onnx.preview.training", 1)],
+                              producer_name="geon-tests")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, "unclaimed.onnx")
 
 
 def scalars():
@@ -97,9 +104,62 @@ def external():
     onnx.save(model, "external.onnx")
 
 
+def strings():
+    # Strings through the C ABI: C = StringConcat(X, S) with the constant S = ["-a", "-b", "-c"],
+    # Y = Transpose(C), Z = Cast(N, to=string), E = Equal(X, S), I = Identity(X).
+    s = helper.make_tensor("S", TensorProto.STRING, [3], [b"-a", b"-b", b"-c"])
+    nodes = [
+        helper.make_node("StringConcat", ["X", "S"], ["C"], name="concat"),
+        helper.make_node("Transpose", ["C"], ["Y"], name="transpose", perm=[1, 0]),
+        helper.make_node("Cast", ["N"], ["Z"], name="cast", to=TensorProto.STRING),
+        helper.make_node("Equal", ["X", "S"], ["E"], name="equal"),
+        helper.make_node("Identity", ["X"], ["I"], name="identity"),
+    ]
+    graph = helper.make_graph(
+        nodes, "strings",
+        [helper.make_tensor_value_info("X", TensorProto.STRING, [2, 3]),
+         helper.make_tensor_value_info("N", TensorProto.FLOAT, [3])],
+        [helper.make_tensor_value_info("Y", TensorProto.STRING, [3, 2]),
+         helper.make_tensor_value_info("Z", TensorProto.STRING, [3]),
+         helper.make_tensor_value_info("E", TensorProto.BOOL, [2, 3]),
+         helper.make_tensor_value_info("I", TensorProto.STRING, [2, 3])], [s])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)],
+                              producer_name="geon-tests")
+    model.ir_version = 9
+    onnx.checker.check_model(model)
+    onnx.save(model, "strings.onnx")
+
+
+def values():
+    # Sequences and optionals through the C ABI (run_values): X = SequenceAt(S, I),
+    # T = SequenceInsert(S, X) (a sequence output), H = OptionalHasElement(O), P = Identity(O)
+    # (an optional output). S: seq(float), O: optional(tensor(float)).
+    seq = helper.make_tensor_sequence_value_info
+    opt = helper.make_optional_type_proto(helper.make_tensor_type_proto(TensorProto.FLOAT, ["m"]))
+    nodes = [
+        helper.make_node("SequenceAt", ["S", "I"], ["X"]),
+        helper.make_node("SequenceInsert", ["S", "X"], ["T"]),
+        helper.make_node("OptionalHasElement", ["O"], ["H"]),
+        helper.make_node("Identity", ["O"], ["P"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "values",
+        [seq("S", TensorProto.FLOAT, ["n"]), helper.make_tensor_value_info("I", TensorProto.INT64, []),
+         helper.make_value_info("O", opt)],
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["n"]), seq("T", TensorProto.FLOAT, ["n"]),
+         helper.make_tensor_value_info("H", TensorProto.BOOL, []), helper.make_value_info("P", opt)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)],
+                              producer_name="geon-tests")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, "values.onnx")
+
+
 if __name__ == "__main__":
     mlp()
     defaults()
-    det()
+    unclaimed()
     scalars()
     external()
+    strings()
+    values()

@@ -101,5 +101,23 @@ TEST(CompareTensors, HalfFloatsCompareByValue) {
                   .has_value());
 }
 
+HostTensor text(std::vector<std::string> v) {
+  HostTensor t;
+  t.name = "y";
+  t.shape = {static_cast<int64_t>(v.size())};
+  set_strings(t, std::move(v));
+  return t;
+}
+
+TEST(CompareTensors, StringsCompareExactlyElementByElement) {
+  EXPECT_FALSE(compare_tensors(text({"a", "", "é"}), text({"a", "", "é"}), {}));
+  const auto m = compare_tensors(text({"a", "b", "c"}), text({"a", "B", "x"}), {});
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->index, 1);
+  EXPECT_EQ(m->mismatches, 2);
+  EXPECT_EQ(m->got, "\"b\"");
+  EXPECT_EQ(m->expected, "\"B\"");
+}
+
 }  // namespace
 }  // namespace geon::tools

@@ -178,10 +178,24 @@ TEST(TensorProtoReader, OverlongVarintIsAnError) {
   expect_error(w, "varint");
 }
 
-TEST(TensorProtoReader, StringsAndExternalDataAreUnsupportedNotMalformed) {
+TEST(TensorProtoReader, StringsAreReadAsElementsWithHandles) {
   ProtoWriter strings;
-  strings.varint_field(1, 1).varint_field(2, kString).bytes_field(6, "hello");
-  EXPECT_THROW(parse(strings), UnsupportedData);
+  strings.varint_field(1, 2).varint_field(2, kString).bytes_field(6, "hello").bytes_field(6, "");
+  const HostTensor t = parse(strings);
+  EXPECT_EQ(t.dtype, kString);
+  EXPECT_EQ(t.shape, (std::vector<int64_t>{2}));
+  ASSERT_EQ(t.strings, (std::vector<std::string>{"hello", ""}));
+  // The data a feed passes: one GeonString per element over the strings.
+  ASSERT_EQ(t.data.size(), 2 * sizeof(GeonString));
+  const auto* h = reinterpret_cast<const GeonString*>(t.data.data());
+  EXPECT_EQ(std::string(h[0].data, h[0].size), "hello");
+  EXPECT_EQ(h[1].size, 0u);
+  ProtoWriter short_of_strings;
+  short_of_strings.varint_field(1, 3).varint_field(2, kString).bytes_field(6, "a");
+  EXPECT_THROW(parse(short_of_strings), ToolError);
+}
+
+TEST(TensorProtoReader, ExternalDataAndUnknownTypesAreUnsupportedNotMalformed) {
   ProtoWriter external = float_tensor();
   external.varint_field(14, 1);
   EXPECT_THROW(parse(external), UnsupportedData);

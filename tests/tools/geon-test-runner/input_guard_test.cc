@@ -11,7 +11,7 @@ namespace geon::tools {
 namespace {
 
 HostTensor floats(const std::string& name, std::vector<float> values) {
-  HostTensor t{name, kFloat, {static_cast<int64_t>(values.size())}, {}};
+  HostTensor t{name, kFloat, {static_cast<int64_t>(values.size())}, {}, {}};
   t.data.resize(values.size() * sizeof(float));
   if (!values.empty()) std::memcpy(t.data.data(), values.data(), t.data.size());  // no null src
   return t;
