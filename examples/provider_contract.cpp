@@ -1,8 +1,9 @@
 // The provider contract, as ONNX Runtime uses an execution provider: the host owns the model,
 // asks which nodes geon claims (get_capability), compiles each claimed subgraph into a session
 // over its boundary values, and runs the nodes geon leaves unclaimed itself.
-// Usage: provider_contract MODEL.onnx [PROVIDER.so]   (models/det_chain.onnx: Add, Det, Abs;
-// geon has no Det kernel, so the host runs Det). Input element i is ((7 i % 17) - 8) / 8.
+// Usage: provider_contract MODEL.onnx [PROVIDER.so]   (models/det_chain.onnx: MatMul, Det, Abs;
+// the host lets geon use oneDNN's kernels only, so geon claims the MatMul and the host runs Det
+// and Abs). Input element i is ((7 i % 17) - 8) / 8.
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -27,7 +28,7 @@ struct HostNode {
   std::string dst;
 };
 const std::map<std::string, HostNode> kModel = {
-    {"double", {"Add", {"x", "x"}, "a"}},
+    {"square", {"MatMul", {"x", "x"}, "a"}},
     {"det", {"Det", {"a"}, "d"}},
     {"abs", {"Abs", {"d"}, "y"}},
 };
@@ -83,7 +84,9 @@ void provider_contract(const std::string& model_path, const std::string& provide
   // 1. Load the model for the contract, and ask what the provider claims under these options.
   geon::api::Model model(lib, model_path);
   geon::api::Options options(lib);
-  options.set("devices", "cpu.dnnl,cpu.generic");
+  // This host keeps everything but oneDNN's kernels for itself: geon may claim only what the
+  // cpu.dnnl set runs.
+  options.set("devices", "cpu.dnnl");
   geon::api::Capability capability(model, &options);
   std::printf("%zu nodes, %zu claimed subgraphs\n", model.node_count(),
               capability.subgraph_count());

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Writes examples/models/det_chain.onnx, the model of examples/provider_contract.cpp:
 
-  x [batch, 3, 3] -> Add(x, x) -> a -> Det -> d [batch] -> Abs -> y [batch]
+  x [batch, 3, 3] -> MatMul(x, x) -> a -> Det -> d [batch] -> Abs -> y [batch]
 
-Add and Abs are ops geon's kernel sets run; Det has no geon kernel, so the provider claims two
-subgraphs and leaves Det to the host. Run with python3 (needs onnx).
+The example's host lets geon use oneDNN's kernels only (devices "cpu.dnnl"), which run the
+MatMul; the provider claims that one node and leaves Det and Abs to the host. Run with python3
+(needs onnx).
 """
 import os
 import sys
@@ -15,7 +16,7 @@ from onnx import TensorProto, helper
 
 def build():
     nodes = [
-        helper.make_node("Add", ["x", "x"], ["a"], name="double"),
+        helper.make_node("MatMul", ["x", "x"], ["a"], name="square"),
         helper.make_node("Det", ["a"], ["d"], name="det"),
         helper.make_node("Abs", ["d"], ["y"], name="abs"),
     ]

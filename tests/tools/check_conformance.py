@@ -5,6 +5,11 @@ named with the runner's message. Tests that pass without being listed are only r
 GEON_UPDATE_CONFORMANCE=1 adds the newly passing tests to the lists (it never removes a name: a
 test that stops passing must be looked at, not dropped).
 
+conformance_expected/<set>.excused.txt names, one per line, the tests that cannot pass, each with
+its reason ("test_bernoulli  values of a random op cannot be compared"). Where that file exists
+the set is held whole: every test is listed or excused, an excused test must exist and must not
+pass (then it belongs in the list), and a test that is neither is a failure of this check.
+
 usage: check_conformance.py RUNNER LISTS_DIR SET=DIR [SET=DIR ...]   (SET e.g. wheel/node)
 """
 
@@ -29,6 +34,23 @@ def read_list(path):
             if line:
                 names.append(line)
     return names
+
+
+def read_excused(path):
+    """{test name: reason}, or None when the set has no such file."""
+    if not os.path.exists(path):
+        return None
+    excused = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(None, 1)
+            if len(parts) < 2:
+                sys.exit("%s:%d: '%s' gives no reason" % (path, number, parts[0]))
+            excused[parts[0]] = parts[1]
+    return excused
 
 
 def write_list(path, names):
@@ -83,6 +105,23 @@ def main():
             print("  added %d test(s) to %s" % (len(new), list_path))
         elif new:
             print("  passing, not listed: " + " ".join(new))
+        excused = read_excused(os.path.join(lists_dir, set_name + ".excused.txt"))
+        if excused is not None:
+            listed = set(expected or []) | (set(new) if update else set())
+            for name in sorted(excused):
+                if name not in results:
+                    problems.append("%s: %s is excused but no such test exists" % (set_name, name))
+                elif name in passing:
+                    problems.append("%s: %s is excused (%s) but passes: list it instead"
+                                    % (set_name, name, excused[name]))
+            for name in sorted(results):
+                if name not in listed and name not in excused and name not in passing:
+                    status, message = results[name]
+                    problems.append("%s: %s is neither listed nor excused: %s: %s"
+                                    % (set_name, name, status, message))
+            print("  %d excused, every test accounted for" % len(excused)
+                  if not any(p.startswith(set_name + ":") for p in problems) else
+                  "  %d excused" % len(excused))
     if problems:
         sys.exit("listed conformance tests that do not pass (%d):\n  %s"
                  % (len(problems), "\n  ".join(problems)))
