@@ -96,13 +96,12 @@ struct BoundInputs {
   std::vector<ListRef> lists;
 };
 
-// An owned copy of a caller's tensor, checked against the element type `v` declares.
+// An owned copy of a caller's tensor, checked against the element type `v` declares (for
+// strings, of the handles: their text is the caller's, read during the call).
 OwnedTensor owned_input(const GeonTensor& t, const Value& v, const std::string& what) {
   Value element = v;
   element.type = ValueType{TypeKind::kTensor, v.dtype(), TypeKind::kTensor};
   const TensorDesc desc = checked_desc(t, element, what);
-  if (desc.dtype == DType::kString)
-    api_fail(GEON_UNSUPPORTED, what + ": sequences and optionals of strings are not supported");
   const auto bytes = static_cast<size_t>(dtype_bytes_for(desc.dtype, element_count(desc)));
   if (bytes == 0) return {desc, nullptr};
   auto storage = std::make_shared<Storage>(host_allocator(), bytes);

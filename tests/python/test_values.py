@@ -40,6 +40,9 @@ def _same(test, got, want):
         test.assertEqual(len(got), len(want))
         for g, w in zip(got, want):
             _same(test, g, w)
+    elif np.asarray(want).dtype == object:  # strings
+        test.assertEqual(got.dtype, object)
+        test.assertEqual(got.tolist(), np.asarray(want).tolist())
     else:
         test.assertEqual(got.dtype, np.asarray(want).dtype)
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
@@ -162,6 +165,25 @@ class Values(unittest.TestCase):
         rng = np.random.default_rng(3)
         seq = [rng.standard_normal(shape).astype(np.float32) for shape in [(2,), (3, 2), (1, 4, 1)]]
         self.check(model, {"s": seq, "b": np.array(0.5, np.float32)})
+
+    def test_sequences_and_optionals_of_strings(self):
+        string = onnx.TensorProto.STRING
+        model = _model(
+            [
+                oh.make_node("SplitToSequence", ["x"], ["s"], axis=0),
+                oh.make_node("SequenceInsert", ["s", "x"], ["s2"]),
+                oh.make_node("ConcatFromSequence", ["s2"], ["y"], axis=0),
+                oh.make_node("SequenceAt", ["q", "i"], ["z"]),
+                oh.make_node("Optional", ["x"], ["o"]),
+                oh.make_node("OptionalGetElement", ["o"], ["w"]),
+            ],
+            [_tensor("x", string, [3]), _seq("q", string), _tensor("i", INT64, [])],
+            [_seq("s2", string), _tensor("y", string), _tensor("z", string), _tensor("w", string)],
+        )
+        feed = {"x": np.array(["a", "bé", ""], dtype=object),
+                "q": [np.array(["p", "q"], dtype=object), np.array(["r"], dtype=object)]}
+        for i in (0, 1, -1):
+            self.check(model, dict(feed, i=np.array(i, np.int64)))
 
     def test_bad_values_are_refused_by_name(self):
         model = _model(

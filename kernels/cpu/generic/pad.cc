@@ -1,9 +1,10 @@
-// Pad (constant, reflect, edge, wrap; negative pads crop). Along each axis every output
-// position reads one input position (the mode's index rule on the cropped input) or the
+// Pad (constant, reflect, edge, wrap; negative pads crop), for every dtype the engine moves,
+// strings included (their constant is the string constant_value, else ""). Along each axis every
+// output position reads one input position (the mode's index rule on the cropped input) or the
 // constant, so the output is one gather (gather_rows.h). Packed dtypes go through assigns
 // between views instead: the cropped input into the output's interior, then axis by axis the pad
 // slabs, from the constant or from the interior in runs where the source index moves by +1, -1
-// or 0.
+// or 0. Strings take that second route too, as 16-byte handles.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
+#include "core/strings/strings.h"
 #include "kernels/cpu/generic/gather_rows.h"
 #include "kernels/cpu/generic/ops.h"
 
@@ -119,10 +121,17 @@ void pad(KernelContext& ctx, const PadParams& p) {
   check_output_size(src.desc.dtype, shape, "the padded output");
   const TensorRef& out = ctx.output(0, shape);
   if (element_count(shape) == 0) return;
-  ConstOperand value = ConstOperand::scalar(p.attr_value, DType::kDouble);
+  // A string's default constant is the empty string (a null handle of size 0).
+  static const StringElem kEmpty{};
+  const bool strings = src.desc.dtype == DType::kString;
+  ConstOperand value = strings ? ConstOperand(row_major(DType::kString, {}), &kEmpty)
+                               : ConstOperand::scalar(p.attr_value, DType::kDouble);
   if (p.value_at >= 0 && p.value_at < ctx.num_inputs() && ctx.input(p.value_at).data) {
     const TensorRef& v = ctx.input(p.value_at);
     require(element_count(v.desc) == 1, "constant_value must hold one value");
+    require((v.desc.dtype == DType::kString) == strings,
+            "constant_value is " + std::string(dtype_name(v.desc.dtype)) + " but the input is " +
+                std::string(dtype_name(src.desc.dtype)));
     if (v.device.kind != DeviceKind::kHost)
       fail(ErrorCode::kNotSupported, "constant_value must be in host memory");
     value = ConstOperand(TensorDesc{v.desc.dtype, {}, {}, v.desc.offset, {}}, v.data);
@@ -182,7 +191,12 @@ void pad(KernelContext& ctx, const PadParams& p) {
 }  // namespace
 
 Reason supports_pad(const Graph& g, const Node& n) {
-  if (Reason r = engine_dtype_reason(input_dtype(g, n, 0), "the input")) return r;
+  const DType t = input_dtype(g, n, 0);
+  if (t != DType::kString)
+    if (Reason r = engine_dtype_reason(t, "the input")) return r;
+  if (t == DType::kString && n.opset >= 11 && has_input(n, 2) && is_numeric(input_dtype(g, n, 2)))
+    return "constant_value (input 2) is " + std::string(dtype_name(input_dtype(g, n, 2))) +
+           " but the input is string";
   const std::string mode = attr_string(n, "mode", "constant");
   if (!mode_of(mode) || (mode == "wrap" && n.opset < 19))
     return "mode '" + mode + "' is not a Pad mode of opset " + std::to_string(n.opset);

@@ -3,6 +3,8 @@
 // repeated row of an upsampling is a copy of the row before. Linear and cubic are separable:
 // one pass per resized axis over dense rows, in float (double for double and integer data),
 // vector loops over the contiguous inner dims and short dot products along the innermost one.
+// Strings (16-byte handles) resize by nearest only, copied handle by handle through the same
+// per-axis maps; outside the input (tf_crop_and_resize) they are "".
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -12,6 +14,7 @@
 
 #include "core/base/error.h"
 #include "core/dtype/scalar.h"
+#include "core/strings/strings.h"
 #include "kernels/cpu/generic/gather_rows.h"
 #include "kernels/cpu/generic/ops.h"
 #include "kernels/cpu/generic/resize_plan.h"
@@ -37,6 +40,37 @@ std::vector<double> read_floats(const KernelContext& ctx, int i, const std::stri
 
 // ---- nearest -------------------------------------------------------------------------------
 
+// gather_rows for string handles, which it does not copy: each output row (every dim but the
+// last, out rank >= 1) sums its source offset from the maps, then copies the handles along the
+// last axis; a fill position becomes the empty string.
+void nearest_strings(const TensorRef& src, const TensorRef& out, const std::vector<AxisMap>& maps) {
+  const Dims& shape = out.desc.shape;
+  const int r = static_cast<int>(shape.size());
+  const int64_t inner = shape[r - 1];
+  if (element_count(shape) == 0) return;
+  const StringElem* s = static_cast<const StringElem*>(src.data) + src.desc.offset;
+  StringElem* d = static_cast<StringElem*>(out.data) + out.desc.offset;
+  const int64_t ds = out.desc.strides[r - 1];
+  const AxisMap& last = maps[r - 1];
+  parallel_rows(element_count(shape) / inner, inner, [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      int64_t so = 0, dof = 0, rest = row;
+      bool fill = false;
+      for (int k = r - 2; k >= 0; --k) {
+        const int64_t i = rest % shape[k];
+        rest /= shape[k];
+        so += maps[k].offset[i];
+        dof += i * out.desc.strides[k];
+        fill = fill || (!maps[k].fill.empty() && maps[k].fill[i]);
+      }
+      for (int64_t y = 0; y < inner; ++y) {
+        const bool out_y = fill || (!last.fill.empty() && last.fill[y]);
+        d[dof + y * ds] = out_y ? StringElem{} : s[so + last.offset[y]];
+      }
+    }
+  });
+}
+
 void nearest(const TensorRef& src, const TensorRef& out, const Plan& plan, double extrapolation) {
   const int r = src.desc.rank();
   std::vector<AxisMap> maps(r);
@@ -48,6 +82,7 @@ void nearest(const TensorRef& src, const TensorRef& out, const Plan& plan, doubl
       maps[a.axis].offset[y] = a.index[y] * src.desc.strides[a.axis];
     maps[a.axis].fill = a.outside;
   }
+  if (src.desc.dtype == DType::kString) return nearest_strings(src, out, maps);
   alignas(8) std::byte fill[16] = {};
   Scalar v;
   v.re = extrapolation;
@@ -285,7 +320,7 @@ void run_resize(KernelContext& ctx, const Settings& s) {
   if (plan.axes.empty()) return assign(dst_of(out), src_of(src));
   const DType t = src.desc.dtype;
   // Nearest of sub-byte dtypes runs as one-tap interpolation through double.
-  if (s.mode == resize::Mode::kNearest && gather_width_ok(t))
+  if (s.mode == resize::Mode::kNearest && (gather_width_ok(t) || t == DType::kString))
     return nearest(src, out, plan, s.extrapolation);
   if (t == DType::kDouble || is_integer(t))
     interpolate<double>(src, out, plan, s.extrapolation);
@@ -299,7 +334,11 @@ Reason supports_resize(const Graph& g, const Node& n) {
   Settings s;
   if (Reason r = resize::read_settings(n, s)) return r;
   const DType t = input_dtype(g, n, 0);
-  if (Reason r = engine_dtype_reason(t, "the input")) return r;
+  if (t == DType::kString && s.mode != resize::Mode::kNearest)
+    return "linear and cubic interpolation weight and sum the input; strings cannot be, so "
+           "string data resizes in mode 'nearest' only";
+  if (t != DType::kString)
+    if (Reason r = engine_dtype_reason(t, "the input")) return r;
   if (t == DType::kBool && s.mode != resize::Mode::kNearest)
     return "linear and cubic interpolation of bool data is not defined";
   for (int i : {s.roi_at, s.scales_at})

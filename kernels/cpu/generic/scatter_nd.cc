@@ -2,6 +2,7 @@
 // data whose slices data[indices[i]] are replaced by (or combined with) updates[i]. Every index
 // is checked (negative ones wrapped) before anything is written; slices are applied in index
 // order, one after another, so duplicate indices under reduction "none" leave the last write.
+// Strings (reduction "none" only) move as their 16-byte handles.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -150,7 +151,8 @@ void scatter_nd(KernelContext& ctx, Reduction c) {
     u = upd_tmp.data();
     u_off = 0;
   }
-  const bool whole_bytes = gather_width_ok(t);
+  // String handles are 16 plain bytes: copied like any whole-byte element.
+  const bool whole_bytes = gather_width_ok(t) || t == DType::kString;
   const int64_t w = whole_bytes ? dtype_bytes_for(t, 1) : 0;
   auto* ob = static_cast<std::byte*>(base) + (whole_bytes ? work.offset * w : 0);
   const auto* ub = static_cast<const std::byte*>(u) + (whole_bytes ? u_off * w : 0);
@@ -185,7 +187,10 @@ Reason supports_scatter_nd(const Graph& g, const Node& n) {
   const std::string red = attr_string(n, "reduction", "none");
   const std::optional<Reduction> c = reduction_of(red, n.opset);
   if (!c) return "reduction '" + red + "' is not valid at opset " + std::to_string(n.opset);
-  if (*c == Reduction::kNone) return engine_dtype_reason(t, "data");
+  if (*c == Reduction::kNone)
+    return t == DType::kString ? std::nullopt : engine_dtype_reason(t, "data");
+  if (t == DType::kString)
+    return "reduction '" + red + "' does not apply to string data (only 'none' does)";
   return check_engine_op(engine_op(*c), t);
 }
 

@@ -1,8 +1,10 @@
 // NonZero (9, 13): the coordinates of the input's nonzero elements, one column per element in
 // row-major order: an int64 tensor of shape (rank, count). Truth is Cast's to bool (NaN is
 // nonzero, -0.0 is zero, a complex number is nonzero when either part is), so one engine
-// assign into bool flags serves every dtype and layout.
+// assign into bool flags serves every numeric dtype and layout; a string is nonzero when it is
+// not empty (numpy's truth of str), read through the view's positions.
 #include "core/base/error.h"
+#include "core/strings/strings.h"
 #include "kernels/cpu/generic/indexing/ops.h"
 #include "kernels/cpu/generic/indexing/positions.h"
 #include "kernels/cpu/generic/ops.h"
@@ -16,7 +18,13 @@ void non_zero(KernelContext& ctx) {
   const int r = x.desc.rank();
   const int64_t count = element_count(xs);
   std::vector<uint8_t> flags(static_cast<size_t>(count));
-  if (count > 0) assign(Operand{row_major(DType::kBool, xs), flags.data()}, src_of(x));
+  if (x.desc.dtype == DType::kString) {
+    const auto* e = static_cast<const StringElem*>(x.data) + x.desc.offset;
+    const std::vector<int64_t> pos = positions_of(xs, x.desc.strides);
+    for (size_t i = 0; i < pos.size(); ++i) flags[i] = e[pos[i]].size != 0;
+  } else if (count > 0) {
+    assign(Operand{row_major(DType::kBool, xs), flags.data()}, src_of(x));
+  }
   int64_t hits = 0;
   for (uint8_t f : flags) hits += f != 0;
   std::vector<int64_t> coords(static_cast<size_t>(r * hits));

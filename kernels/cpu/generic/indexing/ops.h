@@ -1,6 +1,7 @@
 // cpu.generic's indexing family: one (supports, create) pair per import-rule shape, bound to
 // ONNX op names and opsets in indexing/rows.cc. Every kernel reads its inputs through their
-// descriptions, checks every index before it writes anything, and refuses string data.
+// descriptions and checks every index before it writes anything. String data moves as 16-byte
+// handles; NonZero and Unique read the bytes, and the scatter reductions refuse strings.
 #pragma once
 
 #include <memory>

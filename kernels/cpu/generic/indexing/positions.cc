@@ -1,6 +1,7 @@
 // The indexing family's shared helpers (positions.h). gather_positions copies whole elements
-// as 1, 2, 4, 8 or 16-byte words (complex128 is the 16), so one loop serves every dtype of
-// that width; packed dtypes go element by element through load_scalar / store_scalar.
+// as 1, 2, 4, 8 or 16-byte words (complex128 and string handles are the 16), so one loop serves
+// every dtype of that width; packed dtypes go element by element through load_scalar /
+// store_scalar.
 #include "kernels/cpu/generic/indexing/positions.h"
 
 #include "core/base/error.h"
@@ -27,10 +28,7 @@ void gather_typed(const U* src, U* dst, std::span<const int64_t> base,
 }  // namespace
 
 Reason movable_dtype_reason(DType t, std::string_view what) {
-  if (t == DType::kString)
-    return std::string(what) +
-           " is a string tensor; cpu.generic's indexing kernels move numeric "
-           "elements only";
+  if (t == DType::kString) return std::nullopt;  // 16-byte handles, moved like complex128
   if (!is_numeric(t)) return std::string(what) + " has no known dtype";
   return std::nullopt;
 }

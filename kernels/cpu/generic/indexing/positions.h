@@ -15,13 +15,14 @@
 
 namespace geon::cpu {
 
-// A 16-byte element (complex128) as one copyable word.
+// A 16-byte element (complex128, or a string's handle: core/strings/strings.h) as one word.
 struct Word16 {
   uint64_t lo, hi;
 };
 
 // A reason unless the indexing kernels can move elements of dtype t: every numeric dtype
-// (bool, complex, float8 and packed ones included). Strings belong to the text family.
+// (bool, complex, float8 and packed ones included) and strings, whose 16-byte handles move
+// like any element (the bytes they point at live as long as the run).
 Reason movable_dtype_reason(DType t, std::string_view what);
 // A reason unless input i is given and holds int32 or int64 indices.
 Reason index_dtype_reason(const Graph& g, const Node& n, int i, std::string_view what);
@@ -40,7 +41,7 @@ std::vector<int64_t> positions_of(std::span<const int64_t> shape, std::span<cons
 std::string dims_text(std::span<const int64_t> d);
 
 // out's element r * inner.size() + j (row-major over out's shape) = src's element at storage
-// position base[r] + inner[j]. src and out share a numeric dtype; out may be any layout and
+// position base[r] + inner[j]. src and out share a dtype (strings too); out may be any layout and
 // must hold base.size() * inner.size() elements. Parallel over rows for whole-byte dtypes.
 void gather_positions(const TensorRef& src, std::span<const int64_t> base,
                       std::span<const int64_t> inner, const TensorRef& out);

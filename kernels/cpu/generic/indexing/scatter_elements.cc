@@ -3,7 +3,8 @@
 // combined with, updates[i][j][k]. Every index is checked before anything is written, and the
 // updates are applied in row-major order, so a repeated index under "none" keeps the last one.
 // The work happens on a dense data-shaped array (the output's memory when it is one); float16
-// and bfloat16 reductions run in float and round once at the end.
+// and bfloat16 reductions run in float and round once at the end. Strings (reduction "none"
+// only) move as 16-byte handles.
 #include <complex>
 #include <cstring>
 
@@ -158,6 +159,8 @@ Reason supports_scatter_elements(const Graph& g, const Node& n) {
   const std::optional<Reduction> red = reduction_of(name, n.op == "Scatter" ? 9 : n.opset);
   if (!red) return "reduction '" + name + "' is not defined at opset " + std::to_string(n.opset);
   if (*red == Reduction::kNone) return std::nullopt;
+  if (t == DType::kString)
+    return "reduction '" + name + "' does not apply to string data (only 'none' does)";
   if (is_complex(t) && (*red == Reduction::kMax || *red == Reduction::kMin))
     return "reduction '" + name + "' has no order to use on complex data";
   if (!native_reduction(t) && t != DType::kFloat16 && t != DType::kBFloat16)

@@ -4,7 +4,8 @@
 // (inverse_indices) and how often each occurs (counts). As numpy.unique: NaNs sort last and
 // count as one value, -0.0 equals 0.0, and Y copies each group's first occurrence. Entries are
 // compared as keys staged by the engine in int64, uint64, double or complex128, which hold
-// every value of the narrower dtypes exactly.
+// every value of the narrower dtypes exactly; strings as their handles, ordered by their bytes
+// (numpy's order of str: UTF-8 byte order is code point order) and equal when the bytes are.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -12,6 +13,7 @@
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
+#include "core/strings/strings.h"
 #include "kernels/cpu/generic/indexing/ops.h"
 #include "kernels/cpu/generic/indexing/positions.h"
 #include "kernels/cpu/generic/ops.h"
@@ -28,6 +30,11 @@ int compare_key(double a, double b) {
 int compare_key(std::complex<double> a, std::complex<double> b) {
   const int c = compare_key(a.real(), b.real());
   return c != 0 ? c : compare_key(a.imag(), b.imag());
+}
+int compare_key(StringElem a, StringElem b) {
+  // string_view compares as unsigned bytes (char_traits<char>), as memcmp does.
+  const int c = a.view().compare(b.view());
+  return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }
 template <typename K>
 int compare_key(K a, K b) {
@@ -67,6 +74,7 @@ Groups group_rows(const K* keys, int64_t rows, int64_t len) {
 }
 
 DType key_dtype(DType t) {
+  if (t == DType::kString) return DType::kString;
   if (is_complex(t)) return DType::kComplex128;
   if (is_floating(t)) return DType::kDouble;
   if (is_integer(t) && is_signed(t)) return DType::kInt64;
@@ -135,6 +143,8 @@ void unique(KernelContext& ctx, const Params& p) {
     g.first = {0};
     g.counts = {rows};
     g.inverse.assign(static_cast<size_t>(rows), 0);
+  } else if (k == DType::kString) {
+    g = group_rows(reinterpret_cast<const StringElem*>(keys.data()), rows, len);
   } else if (k == DType::kComplex128) {
     g = group_rows(reinterpret_cast<const std::complex<double>*>(keys.data()), rows, len);
   } else if (k == DType::kDouble) {

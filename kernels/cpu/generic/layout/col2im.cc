@@ -146,6 +146,8 @@ void col2im(KernelContext& ctx, const std::optional<std::vector<int64_t>>& dil,
 
 Reason supports_col2im(const Graph& g, const Node& n) {
   const DType t = input_dtype(g, n, 0);
+  if (t == DType::kString)
+    return "Col2Im sums the overlapping blocks of input 0; strings cannot be summed";
   if (Reason r = engine_dtype_reason(t, "input 0")) return r;
   if (is_packed(t)) return "input 0 is " + std::string(dtype_name(t)) + ", a packed dtype";
   for (int i : {1, 2})

@@ -2,7 +2,7 @@
 // negative stride along the time axis of each batch entry's first sequence_lens[b] steps;
 // crop-or-pad narrows the input where the output is shorter (a crop alone is a view kernel:
 // no copy) and the output where it is longer (zeroed first), so one assign moves the centred
-// window. Every dtype the engine moves.
+// window. Every dtype the engine moves; strings pad with "".
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -113,8 +113,7 @@ std::unique_ptr<Kernel> center_crop_pad_kernel(const Node& n, const IntsInput& s
     const TensorRef& out = ctx.output(0, out_shape);
     if (element_count(out_shape) == 0) return;
     TensorDesc src = x.desc, dst = out.desc;
-    if (centre(src, dst, x.desc.shape, out_shape))
-      assign(dst_of(out), ConstOperand::scalar(0, DType::kFloat));
+    if (centre(src, dst, x.desc.shape, out_shape)) assign(dst_of(out), layout_zero(out.desc.dtype));
     if (element_count(src) > 0) assign(Operand{dst, out.data}, ConstOperand(src, x.data));
   };
   return make_view_kernel(n, view, copy);

@@ -59,6 +59,8 @@ void det(KernelContext& ctx) {
 }  // namespace
 
 Reason supports_det(const Graph& g, const Node& n) {
+  if (input_dtype(g, n, 0) == DType::kString)
+    return "Det computes a determinant of input 0; strings cannot be multiplied or summed";
   return norm_dtype_reason(input_dtype(g, n, 0), "input 0");
 }
 

@@ -318,6 +318,8 @@ void einsum(KernelContext& ctx, const Equation& eq) {
 
 Reason supports_einsum(const Graph& g, const Node& n) {
   const DType t = input_dtype(g, n, 0);
+  if (t == DType::kString)
+    return "Einsum multiplies and sums its inputs; strings cannot be multiplied or summed";
   const bool ok = t == DType::kFloat || t == DType::kDouble || t == DType::kFloat16 ||
                   t == DType::kBFloat16 || (is_integer(t) && !is_packed(t));
   if (!ok) return "Einsum of " + std::string(dtype_name(t)) + " is not implemented";

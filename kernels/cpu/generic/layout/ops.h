@@ -22,8 +22,12 @@ GEON_CPU_FAMILY(det);
 GEON_CPU_FAMILY(einsum);
 
 // A reason unless `t` is a dtype that moves through the engine's assign (every numeric dtype,
-// complex included; strings and undefined are refused). `what` names the operand.
+// complex and string included; undefined is refused). `what` names the operand.
 Reason layout_movable_reason(DType t, std::string_view what);
+
+// A rank-0 operand holding the zero of dtype t, for assigns into masked or padded elements:
+// 0 converted to t, or the empty string for strings.
+ConstOperand layout_zero(DType t);
 
 // "(2, 3, 4)", for the family's error messages.
 std::string layout_dims_text(const Dims& d);

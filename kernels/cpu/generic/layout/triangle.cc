@@ -1,7 +1,8 @@
 // Trilu (14) and EyeLike (9, 22): masks along a matrix's diagonals, for every dtype the engine
-// moves. Trilu copies the input and zeroes, row by row across every batch at once, the columns
-// on the wrong side of diagonal k; EyeLike zeroes its output and writes 1 along diagonal k,
-// seen as one strided view (stride = row stride + column stride). No per-element loop.
+// moves (Trilu's masked strings become ""). Trilu copies the input and zeroes, row by row across
+// every batch at once, the columns on the wrong side of diagonal k; EyeLike zeroes its output and
+// writes 1 along diagonal k, seen as one strided view (stride = row stride + column stride). No
+// per-element loop.
 #include <algorithm>
 #include <string>
 
@@ -35,7 +36,7 @@ void trilu(KernelContext& ctx, bool upper, const IntsInput& k_input) {
   const TensorRef& out = ctx.output(0, x.desc.shape);
   if (element_count(x.desc) == 0) return;
   const int64_t rows = x.desc.shape[r - 2], cols = x.desc.shape[r - 1];
-  const ConstOperand zero = ConstOperand::scalar(0, DType::kFloat);
+  const ConstOperand zero = layout_zero(x.desc.dtype);
   for (int64_t i = 0; i < rows; ++i) {
     const TensorDesc orow = select(out.desc, r - 2, i), xrow = select(x.desc, r - 2, i);
     const auto [b, e] = kept_columns(upper, i, k, rows, cols);
@@ -82,6 +83,8 @@ std::unique_ptr<Kernel> create_trilu(const Graph& g, const Node& n) {
 Reason supports_eye_like(const Graph& g, const Node& n) {
   if (Reason r = layout_movable_reason(output_dtype(g, n, 0), "the output")) return r;
   if (is_complex(output_dtype(g, n, 0))) return "EyeLike has no complex output";
+  if (output_dtype(g, n, 0) == DType::kString)
+    return "EyeLike writes ones on a diagonal; a string output has no one";
   return std::nullopt;
 }
 

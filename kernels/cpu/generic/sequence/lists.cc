@@ -8,8 +8,6 @@
 namespace geon::cpu {
 
 OwnedTensor owned_copy(const TensorRef& t) {
-  if (t.desc.dtype == DType::kString)
-    fail(ErrorCode::kNotSupported, "sequences of strings are not supported");
   const TensorDesc desc = row_major(t.desc.dtype, t.desc.shape);
   const auto bytes = static_cast<size_t>(dtype_bytes_for(desc.dtype, element_count(desc)));
   if (bytes == 0) return {desc, nullptr};
@@ -53,8 +51,6 @@ Reason require_kind(const Graph& g, int v, bool list, std::string_view what) {
   if (is_list_type(val.type) != list)
     return std::string(what) + " is a " + to_string(val.type) + "; expected " +
            (list ? "a sequence or optional" : "a tensor");
-  if (val.dtype() == DType::kString)
-    return std::string(what) + ": sequences of strings are not supported";
   return std::nullopt;
 }
 

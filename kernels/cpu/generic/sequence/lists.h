@@ -9,7 +9,8 @@
 
 namespace geon::cpu {
 
-// A dense host copy of t, owned.
+// A dense host copy of t, owned. A string tensor's copy holds the same handles: their text
+// lives as long as the run (outputs get text of their own when the run ends).
 OwnedTensor owned_copy(const TensorRef& t);
 // The owned tensor as a kernel reads it.
 TensorRef ref_of(const OwnedTensor& t);

@@ -17,8 +17,6 @@ bool input_is_list(const Graph& g, const Node& n, int i) {
 Reason supports_optional(const Graph& g, const Node& n) {
   if (Reason r = require_arity(n, 0)) return r;
   if (Reason r = require_kind(g, n.outputs[0], true, "output")) return r;
-  if (has_input(n, 0) && g.value(n.inputs[0]).dtype() == DType::kString)
-    return "optionals of strings are not supported";
   return std::nullopt;
 }
 std::unique_ptr<Kernel> create_optional(const Graph& g, const Node& n) {
@@ -51,10 +49,8 @@ std::unique_ptr<Kernel> create_optional_has_element(const Graph& g, const Node& 
   });
 }
 
-Reason supports_optional_get_element(const Graph& g, const Node& n) {
+Reason supports_optional_get_element(const Graph&, const Node& n) {
   if (Reason r = require_arity(n, 1)) return r;
-  if (g.value(n.inputs[0]).dtype() == DType::kString)
-    return "optionals of strings are not supported";
   return std::nullopt;
 }
 std::unique_ptr<Kernel> create_optional_get_element(const Graph& g, const Node& n) {

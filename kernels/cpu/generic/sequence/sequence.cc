@@ -12,8 +12,6 @@ namespace geon::cpu {
 Reason supports_sequence_empty(const Graph& g, const Node& n) {
   if (Reason r = require_arity(n, 0)) return r;
   if (Reason r = require_kind(g, n.outputs[0], true, "output")) return r;
-  const int64_t dt = attr_int(n, "dtype", 1);
-  if (dt == static_cast<int64_t>(DType::kString)) return "sequences of strings are not supported";
   return std::nullopt;
 }
 std::unique_ptr<Kernel> create_sequence_empty(const Graph&, const Node&) {

@@ -270,6 +270,9 @@ void grid_sample(KernelContext& ctx, const Settings& s) {
 
 Reason supports_grid_sample(const Graph& g, const Node& n) {
   const DType t = input_dtype(g, n, 0);
+  if (t == DType::kString)
+    return "GridSample's linear and cubic modes weight and sum X, which strings cannot be; "
+           "string X is not implemented in nearest mode either";
   if (Reason r = engine_dtype_reason(t, "X")) return r;
   if (is_packed(t) || t == DType::kFloat8E4M3FN || t == DType::kFloat8E4M3FNUZ ||
       t == DType::kFloat8E5M2 || t == DType::kFloat8E5M2FNUZ || t == DType::kFloat8E8M0)

@@ -1,7 +1,8 @@
 // cpu.generic ScatterND against a naive loop over the index tuples (applied in order): odd
 // shapes, full and partial index tuples (slices), negative indices, strided data and updates,
 // each reduction with duplicate indices, integer and float16 data, and the errors for an
-// out-of-range index, a bad updates shape and a reduction its opset lacks.
+// out-of-range index, a bad updates shape and a reduction its opset lacks; string data (moved
+// as handles, from dense and transposed views) and its refused reductions.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/expect_error.h"
+#include "tests/kernels/cpu/generic/text/text_harness.h"
 #include "tests/kernels/cpu/reference.h"
 
 namespace geon::cpu::testing {
@@ -199,6 +201,39 @@ TEST(CpuGenericScatterND, BadUpdatesShapeAndReductionAreRefused) {
   g16.in(data).in(idx).in(upd).out(DType::kFloat).attr_s("reduction", "max");
   ASSERT_TRUE(g16.supports(gen()).has_value());
   EXPECT_NE(g16.supports(gen())->find("reduction 'max'"), std::string::npos);
+}
+
+TEST(CpuGenericScatterND, StringDataMovesRowsAndElements) {
+  std::vector<std::string> v;
+  for (int i = 0; i < 12; ++i) v.push_back(i == 5 ? std::string() : "s" + std::to_string(i * 7));
+  // Rows: tuples (2), (-4) replace rows 2 and 0 of a (4, 3) tensor; elements: (1, 2), (3, -3).
+  const std::vector<std::string> rows_upd{"r0", "r1", "r2", "r3", "r4", "r5"};
+  std::vector<std::string> want_rows = v;
+  for (int j = 0; j < 3; ++j) {
+    want_rows[2 * 3 + j] = rows_upd[j];
+    want_rows[0 * 3 + j] = rows_upd[3 + j];
+  }
+  std::vector<std::string> want_elems = v;
+  want_elems[1 * 3 + 2] = "e0";
+  want_elems[3 * 3 + 0] = "e1";
+  for (const Host& data : {strings({4, 3}, v), transposed_strings({4, 3}, v)}) {
+    NodeGraph rows("ScatterND", 18);
+    rows.in(data).in(Host::of(DType::kInt64, {2, 1}, {2, -4}));
+    rows.in(transposed_strings({2, 3}, rows_upd)).out(DType::kString);
+    EXPECT_EQ(all_strings(rows.run(gen())[0]), want_rows);
+    NodeGraph elems("ScatterND", 11);
+    elems.in(data).in(Host::of(DType::kInt32, {2, 2}, {1, 2, 3, -3}));
+    elems.in(strings({2}, {"e0", "e1"})).out(DType::kString);
+    EXPECT_EQ(all_strings(elems.run(gen())[0]), want_elems);
+  }
+  for (const char* red : {"add", "mul", "max", "min"}) {
+    NodeGraph ng("ScatterND", 18);
+    ng.in(strings({2}, {"a", "b"})).in(Host::of(DType::kInt64, {1, 1}, {0}));
+    ng.in(strings({1}, {"c"})).out(DType::kString).attr_s("reduction", red);
+    const auto why = ng.supports(gen());
+    ASSERT_TRUE(why.has_value()) << red;
+    EXPECT_NE(why->find("string"), std::string::npos) << *why;
+  }
 }
 
 }  // namespace

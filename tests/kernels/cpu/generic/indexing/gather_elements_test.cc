@@ -112,13 +112,5 @@ TEST(CpuGenericGatherElements, BadIndicesAreErrorsNamingThem) {
   expect_error(wide, gen(), ErrorCode::kInvalidArgument, {"(1, 4)", "axis 1"});
 }
 
-TEST(CpuGenericGatherElements, StringDataIsRefusedWithAReason) {
-  NodeGraph ng("GatherElements", 13);
-  ng.in(Host::dense(DType::kFloat, {2})).in(ints({0})).out(DType::kFloat);
-  ng.g.value(ng.node->inputs[0]).type.dtype = DType::kString;
-  ASSERT_TRUE(ng.supports(gen()).has_value());
-  EXPECT_NE(ng.supports(gen())->find("string"), std::string::npos);
-}
-
 }  // namespace
 }  // namespace geon::cpu::testing
