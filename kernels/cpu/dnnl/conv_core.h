@@ -14,7 +14,7 @@
 
 #include "core/engine/engine.h"
 #include "core/graph/tensor_data.h"
-#include "kernels/cpu/dnnl/conv_params.h"
+#include "kernels/cpu/conv_params.h"
 
 namespace geon::cpu {
 

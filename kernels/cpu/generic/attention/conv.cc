@@ -1,8 +1,8 @@
 // Conv in the dtypes cpu.dnnl does not take (float16, bfloat16 and double): a direct loop over
 // (batch, output channel) rows, computing in float (double for double), with groups, strides,
-// dilations and pads (auto_pad included) by the ONNX formulas of dnnl/conv_params.h, which
+// dilations and pads (auto_pad included) by the ONNX formulas of kernels/cpu/conv_params.h, which
 // holds no oneDNN code. 1-D to 3-D, as cpu.dnnl; float stays with cpu.dnnl.
-#include "kernels/cpu/dnnl/conv_params.h"
+#include "kernels/cpu/conv_params.h"
 #include "kernels/cpu/generic/attention/dense.h"
 #include "kernels/cpu/generic/attention/ops.h"
 

@@ -20,21 +20,40 @@ int64_t checked_axis(int64_t axis, int64_t rank, std::string_view what) {
   return axis < 0 ? axis + rank : axis;
 }
 
+// A sequence holds at most this many elements: an axis of an empty tensor may be longer than
+// memory could hold pieces of it.
+constexpr int64_t kMaxPieces = int64_t{1} << 24;
+
+void check_piece_count(int64_t n) {
+  if (n > kMaxPieces)
+    fail(ErrorCode::kResourceExhausted, "the split makes " + std::to_string(n) +
+                                            " pieces, more than the " + std::to_string(kMaxPieces) +
+                                            " a sequence may hold");
+}
+
 // The lengths of the pieces along an axis of length `dim`.
 std::vector<int64_t> piece_lengths(const KernelContext& ctx, int64_t dim) {
-  if (ctx.num_inputs() < 2 || !ctx.input(1).data) return std::vector<int64_t>(dim, 1);
+  if (ctx.num_inputs() < 2 || !ctx.input(1).data) {
+    check_piece_count(dim);
+    return std::vector<int64_t>(dim, 1);
+  }
   const TensorRef& split = ctx.input(1);
   const std::vector<int64_t> v = read_ints(split, "split");
   std::vector<int64_t> out;
   if (split.desc.shape.empty()) {
     if (v[0] <= 0)
       fail(ErrorCode::kInvalidArgument, "split must be positive, got " + std::to_string(v[0]));
-    for (int64_t at = 0; at < dim; at += v[0]) out.push_back(std::min(v[0], dim - at));
+    check_piece_count(dim / v[0] + 1);
+    for (int64_t at = 0; at < dim; at += std::min(v[0], dim - at))
+      out.push_back(std::min(v[0], dim - at));
     return out;
   }
   int64_t sum = 0;
   for (int64_t s : v) {
     if (s < 0) fail(ErrorCode::kInvalidArgument, "split lengths must not be negative");
+    if (s > dim - sum)  // checked before adding, so the sum cannot overflow
+      fail(ErrorCode::kInvalidArgument,
+           "split lengths add up to more than the axis length " + std::to_string(dim));
     sum += s;
   }
   if (sum != dim)

@@ -1,6 +1,7 @@
-// What Conv, ConvTranspose and geon.FusedConv compute, independent of oneDNN: the node's
-// attributes, the geometry of one run (kernel, strides, dilations and the begin/end pads that
-// auto_pad and output_shape resolve to, by the ONNX spec's formulas) and the fused activation.
+// What Conv, ConvTranspose and geon.FusedConv compute, independent of oneDNN (cpu.dnnl and
+// cpu.generic's direct Conv share it): the node's attributes, the geometry of one run (kernel,
+// strides, dilations and the begin/end pads that auto_pad and output_shape resolve to, by the
+// ONNX spec's formulas) and the fused activation.
 #pragma once
 
 #include <string>

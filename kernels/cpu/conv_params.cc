@@ -1,7 +1,7 @@
 // Conv and ConvTranspose geometry by the ONNX spec's formulas, and the FusedConv activation.
 // ConvTranspose's pads are returned in oneDNN's deconvolution terms: the end pad absorbs
 // output_padding and output_shape, so dst = (in - 1) * stride + eff_kernel - begin - end.
-#include "kernels/cpu/dnnl/conv_params.h"
+#include "kernels/cpu/conv_params.h"
 
 #include <limits>
 
