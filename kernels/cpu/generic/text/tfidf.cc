@@ -143,7 +143,11 @@ std::unique_ptr<Kernel> create_tfidf_vectorizer(const Graph&, const Node& n) {
       for (int64_t t : read_int64s(x)) tokens.push_back(int_token(t));
     }
     std::vector<float> y(static_cast<size_t>(rows * v->out_size), 0.0f);
-    parallel_rows(rows, cols * (v->max_skip + 1) * v->max_gram + 1, [&](int64_t lo, int64_t hi) {
+    // The work per row as a hint, in double: attribute values may make the product overflow.
+    const double work = static_cast<double>(cols) * (static_cast<double>(v->max_skip) + 1.0) *
+                        static_cast<double>(v->max_gram);
+    const auto cost = static_cast<int64_t>(std::min(work, 1e15)) + 1;
+    parallel_rows(rows, cost, [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r)
         count_row(*v, tokens, r * cols, (r + 1) * cols, y.data() + r * v->out_size);
     });
