@@ -13,6 +13,16 @@
 namespace geon::importer {
 namespace {
 
+// A bool element is one byte holding 0 or 1 everywhere in geon (kernels read it as C++ bool);
+// a file may hold any nonzero byte for true, as ONNX's readers take it.
+template <typename Data>
+Data canonical_bools(Data out, int64_t bytes) {
+  if (out->desc.dtype != DType::kBool) return out;
+  std::byte* p = out->storage->data();
+  for (int64_t i = 0; i < bytes; ++i) p[i] = p[i] != std::byte{0} ? std::byte{1} : std::byte{0};
+  return out;
+}
+
 constexpr int64_t kMaxTensorBytes = int64_t{1} << 40;
 // Densifying a sparse tensor allocates what the model does not store; 2 GiB, like protobuf's
 // own limit on a model, is plenty for a sparse initializer.
@@ -102,7 +112,7 @@ std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std:
     auto data = read_external_data(ref, base_dir, bytes, where);
     auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
     copy_le(out->storage->data(), data.data(), data.size());
-    return out;
+    return canonical_bools(std::move(out), bytes);
   }
   // Check the payload's size against the shape before allocating, so dims cannot ask for
   // memory the data lacks. Each dtype has one field (or raw_data) that holds it.
@@ -147,7 +157,7 @@ std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std:
 
   if (t.has_raw_data()) {
     copy_le(dst, t.raw_data().data(), static_cast<size_t>(bytes));
-    return out;
+    return canonical_bools(std::move(out), bytes);
   }
   switch (dtype) {
     case DType::kFloat:
@@ -183,7 +193,7 @@ std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std:
         });
       }
   }
-  return out;
+  return canonical_bools(std::move(out), bytes);
 }
 
 std::shared_ptr<TensorData> decode_sparse_tensor(const onnx::SparseTensorProto& t,
