@@ -7,8 +7,9 @@ test that stops passing must be looked at, not dropped).
 
 conformance_expected/<set>.excused.txt names, one per line, the tests that cannot pass, each with
 its reason ("test_bernoulli  values of a random op cannot be compared"). Where that file exists
-the set is held whole: every test is listed or excused, an excused test must exist and must not
-pass (then it belongs in the list), and a test that is neither is a failure of this check.
+the set is held whole: every test is listed or excused, an excused test must exist, and a test
+that is neither is a failure of this check. An excused test that passes is reported (a random
+op's output can match its data by chance; one that always passes belongs in the list).
 
 usage: check_conformance.py RUNNER LISTS_DIR SET=DIR [SET=DIR ...]   (SET e.g. wheel/node)
 """
@@ -112,8 +113,8 @@ def main():
                 if name not in results:
                     problems.append("%s: %s is excused but no such test exists" % (set_name, name))
                 elif name in passing:
-                    problems.append("%s: %s is excused (%s) but passes: list it instead"
-                                    % (set_name, name, excused[name]))
+                    # Not a failure: a random op's output matches its data now and then.
+                    print("  %s is excused but passed this time (%s)" % (name, excused[name]))
             for name in sorted(results):
                 if name not in listed and name not in excused and name not in passing:
                     status, message = results[name]
