@@ -59,8 +59,6 @@ int64_t read_scalar(const TensorRef& t, const std::string& what) {
   }
 }
 
-TensorRef ref_of(const OwnedTensor& t) { return {t.desc, t.data(), Device{}}; }
-
 size_t dense_bytes(const TensorDesc& d) {
   return static_cast<size_t>(dtype_bytes_for(d.dtype, element_count(d)));
 }

@@ -28,7 +28,6 @@ std::vector<OwnedTensor> run_body(const ExecutableImpl& body, std::span<const Te
 // The one element of a bool or integer tensor on the host, as an integer.
 int64_t read_scalar(const TensorRef& t, const std::string& what);
 
-TensorRef ref_of(const OwnedTensor& t);
 // Copies src (dense, any device) into the node's output i, whose dtype must match.
 void emit(NodeContext& ctx, int i, const TensorRef& src);
 // Output i from a body result: a tensor copied (emit), or a sequence or optional passed on; a

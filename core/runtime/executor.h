@@ -57,6 +57,9 @@ struct OwnedTensor {
   void* data() const { return storage ? storage->data() : nullptr; }
 };
 
+// The tensor as a kernel reads it (host memory).
+inline TensorRef ref_of(const OwnedTensor& t) { return {t.desc, t.data(), Device{}}; }
+
 struct ProfileEvent {
   std::string node;  // the node's name, or "<op>_<index>" when unnamed
   std::string op;

@@ -13,18 +13,7 @@ namespace {
 void gather_elements(KernelContext& ctx, int64_t axis_attr) {
   const TensorRef &data = ctx.input(0), &idx = ctx.input(1);
   const Dims &ds = data.desc.shape, &is = idx.desc.shape;
-  const int r = data.desc.rank();
-  require(r >= 1, "data must have rank >= 1, got a scalar");
-  require(idx.desc.rank() == r, "indices has rank " + std::to_string(idx.desc.rank()) +
-                                    ", data has rank " + std::to_string(r) + "; they must match");
-  require(axis_attr >= -r && axis_attr < r, "axis " + std::to_string(axis_attr) +
-                                                " is out of range for data of rank " +
-                                                std::to_string(r));
-  const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + r : axis_attr);
-  for (int d = 0; d < r; ++d)
-    require(d == axis || is[d] <= ds[d], "indices has shape " + dims_text(is) +
-                                             ", longer than data's " + dims_text(ds) + " on axis " +
-                                             std::to_string(d));
+  const int axis = element_axis(ds, is, axis_attr);
   const std::vector<int64_t> vals = read_indices(idx, "indices");
   // Source positions: the index's coordinates through data's strides, the axis one zeroed and
   // replaced by the index's value.

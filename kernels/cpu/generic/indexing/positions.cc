@@ -132,4 +132,21 @@ void gather_positions(const TensorRef& src, std::span<const int64_t> base,
   if (!tmp.empty()) assign(dst_of(out), ConstOperand(dense, tmp.data()));
 }
 
+int element_axis(const Dims& ds, const Dims& is, int64_t axis_attr) {
+  const auto r = static_cast<int64_t>(ds.size());
+  require(r >= 1, "data must have rank >= 1, got a scalar");
+  require(static_cast<int64_t>(is.size()) == r, "indices has rank " + std::to_string(is.size()) +
+                                                    ", data has rank " + std::to_string(r) +
+                                                    "; they must match");
+  require(axis_attr >= -r && axis_attr < r, "axis " + std::to_string(axis_attr) +
+                                                " is out of range for data of rank " +
+                                                std::to_string(r));
+  const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + r : axis_attr);
+  for (int d = 0; d < r; ++d)
+    require(d == axis || is[d] <= ds[d], "indices has shape " + dims_text(is) +
+                                             ", longer than data's " + dims_text(ds) + " on axis " +
+                                             std::to_string(d));
+  return axis;
+}
+
 }  // namespace geon::cpu

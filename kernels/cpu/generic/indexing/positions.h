@@ -39,6 +39,9 @@ std::vector<int64_t> positions_of(std::span<const int64_t> shape, std::span<cons
 
 // "(2, 3)" for error messages.
 std::string dims_text(std::span<const int64_t> d);
+// GatherElements' and ScatterElements' shape rule: data of rank >= 1, indices of the same rank
+// and no longer than data off `axis_attr` (which must be in [-r, r)). The axis, normalised.
+int element_axis(const Dims& data, const Dims& indices, int64_t axis_attr);
 
 // out's element r * inner.size() + j (row-major over out's shape) = src's element at storage
 // position base[r] + inner[j]. src and out share a dtype (strings too); out may be any layout and

@@ -86,22 +86,11 @@ void scatter_elements(KernelContext& ctx, int64_t axis_attr, Reduction red) {
   const TensorRef &data = ctx.input(0), &idx = ctx.input(1), &upd = ctx.input(2);
   const Dims &ds = data.desc.shape, &is = idx.desc.shape;
   const DType t = data.desc.dtype;
-  const int r = data.desc.rank();
-  require(r >= 1, "data must have rank >= 1, got a scalar");
-  require(idx.desc.rank() == r, "indices has rank " + std::to_string(idx.desc.rank()) +
-                                    ", data has rank " + std::to_string(r) + "; they must match");
+  const int axis = element_axis(ds, is, axis_attr);
   require(upd.desc.shape == is, "updates has shape " + dims_text(upd.desc.shape) +
                                     ", indices has shape " + dims_text(is) + "; they must match");
   require(upd.desc.dtype == t, "updates has dtype " + std::string(dtype_name(upd.desc.dtype)) +
                                    ", data has " + std::string(dtype_name(t)));
-  require(axis_attr >= -r && axis_attr < r, "axis " + std::to_string(axis_attr) +
-                                                " is out of range for data of rank " +
-                                                std::to_string(r));
-  const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + r : axis_attr);
-  for (int d = 0; d < r; ++d)
-    require(d == axis || is[d] <= ds[d], "indices has shape " + dims_text(is) +
-                                             ", longer than data's " + dims_text(ds) + " on axis " +
-                                             std::to_string(d));
   const std::vector<int64_t> vals = read_indices(idx, "indices");
   // Positions in the dense work array, every index checked before anything is written.
   Dims dense = row_major(t, ds).strides;

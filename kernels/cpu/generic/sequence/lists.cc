@@ -16,8 +16,6 @@ OwnedTensor owned_copy(const TensorRef& t) {
   return {desc, std::move(storage)};
 }
 
-TensorRef ref_of(const OwnedTensor& t) { return {t.desc, t.data(), Device{}}; }
-
 void output_copy(KernelContext& ctx, int i, const OwnedTensor& t) {
   TensorRef& out = ctx.output(i, t.desc.shape);
   if (element_count(t.desc) > 0) assign(dst_of(out), src_of(ref_of(t)));

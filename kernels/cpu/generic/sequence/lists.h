@@ -12,8 +12,6 @@ namespace geon::cpu {
 // A dense host copy of t, owned. A string tensor's copy holds the same handles: their text
 // lives as long as the run (outputs get text of their own when the run ends).
 OwnedTensor owned_copy(const TensorRef& t);
-// The owned tensor as a kernel reads it.
-TensorRef ref_of(const OwnedTensor& t);
 // Output i filled with a copy of t (shape from t).
 void output_copy(KernelContext& ctx, int i, const OwnedTensor& t);
 // A position input (int32 or int64 scalar) as an index in [0, size) (or [0, size] when
