@@ -19,6 +19,22 @@ void append_key(ShapeKey& key, const Dims& shape) {
   key.insert(key.end(), shape.begin(), shape.end());
 }
 
+// The rank and static lengths `v` declares, held against a tensor's shape (`what` names it).
+void check_declared_shape(const Value& v, const Dims& shape, const std::string& what) {
+  if (!v.rank_known) return;
+  if (static_cast<int>(shape.size()) != v.rank())
+    fail(ErrorCode::kInvalidArgument, what + ": expected rank " + std::to_string(v.rank()) + " " +
+                                          to_string_with_lengths(v.axes) + ", got shape " +
+                                          shape_string(shape));
+  for (int d = 0; d < v.rank(); ++d) {
+    const Length& len = v.axes[d].length;
+    if (len.is_static() && len.value != shape[d])
+      fail(ErrorCode::kInvalidArgument, what + ": dim " + std::to_string(d) + " must be " +
+                                            std::to_string(len.value) + ", got shape " +
+                                            shape_string(shape));
+  }
+}
+
 void check_input(const Value& v, const TensorRef& ref) {
   const std::string what = "input '" + v.name + "'";
   if (v.type.kind != TypeKind::kTensor && v.type.kind != TypeKind::kUnknown)
@@ -34,18 +50,7 @@ void check_input(const Value& v, const TensorRef& ref) {
   require(
       ref.desc.strides.size() == shape.size() && ref.desc.offset >= 0 && is_contiguous(ref.desc),
       what + " must be a dense row-major tensor, got " + to_string(ref.desc));
-  if (!v.rank_known) return;
-  if (static_cast<int>(shape.size()) != v.rank())
-    fail(ErrorCode::kInvalidArgument, what + ": expected rank " + std::to_string(v.rank()) + " " +
-                                          to_string_with_lengths(v.axes) + ", got shape " +
-                                          shape_string(shape));
-  for (int d = 0; d < v.rank(); ++d) {
-    const Length& len = v.axes[d].length;
-    if (len.is_static() && len.value != shape[d])
-      fail(ErrorCode::kInvalidArgument, what + ": dim " + std::to_string(d) + " must be " +
-                                            std::to_string(len.value) + ", got shape " +
-                                            shape_string(shape));
-  }
+  check_declared_shape(v, shape, what);
 }
 
 }  // namespace
@@ -90,17 +95,7 @@ void check_list_input(const Value& v, const ListRef& list, bool check_shapes) {
                                             std::string(dtype_name(t.desc.dtype)));
     require(is_contiguous(t.desc) && (t.storage || element_count(t.desc) == 0),
             item + " must be a dense row-major tensor with data");
-    if (!check_shapes || !v.rank_known) continue;
-    if (static_cast<int>(t.desc.shape.size()) != v.rank())
-      fail(ErrorCode::kInvalidArgument, item + ": expected rank " + std::to_string(v.rank()) +
-                                            ", got shape " + shape_string(t.desc.shape));
-    for (int d = 0; d < v.rank(); ++d) {
-      const Length& len = v.axes[d].length;
-      if (len.is_static() && len.value != t.desc.shape[d])
-        fail(ErrorCode::kInvalidArgument, item + ": dim " + std::to_string(d) + " must be " +
-                                              std::to_string(len.value) + ", got shape " +
-                                              shape_string(t.desc.shape));
-    }
+    if (check_shapes) check_declared_shape(v, t.desc.shape, item);
   }
 }
 
