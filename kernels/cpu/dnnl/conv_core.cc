@@ -14,6 +14,7 @@
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
+#include "kernels/cpu/dnnl/layout.h"
 #include "kernels/cpu/dnnl/runtime.h"
 
 namespace geon::cpu {
@@ -28,62 +29,11 @@ std::atomic<int64_t> g_layout_copies{0};
 std::atomic<int64_t> g_reference_primitives{0};
 std::atomic<int64_t> g_weight_repacks{0};
 
-// Dense channels-last strides for (N, C, D1...): C fastest, then the spatial dims in order.
-Dims channels_last_strides(const Dims& shape) {
-  const int r = static_cast<int>(shape.size());
-  Dims st(r);
-  int64_t acc = 1;
-  st[1] = acc;
-  acc *= std::max<int64_t>(shape[1], 1);
-  for (int i = r - 1; i >= 2; --i) {
-    st[i] = acc;
-    acc *= std::max<int64_t>(shape[i], 1);
-  }
-  st[0] = acc;
-  return st;
-}
-
-TensorDesc channels_last(const Dims& shape) {
-  TensorDesc d;
-  d.dtype = DType::kFloat;
-  d.shape = shape;
-  d.strides = channels_last_strides(shape);
-  return d;
-}
-
-// Whether a view is dense channels-last (strides of length-1 dims do not matter).
-bool is_channels_last(const TensorDesc& d) {
-  const Dims st = channels_last_strides(d.shape);
-  for (int i = 0; i < d.rank(); ++i)
-    if (d.shape[i] > 1 && d.strides[i] != st[i]) return false;
-  return true;
-}
-
-// oneDNN takes any positive strides; length-1 dims get the stride a dense layout would give.
-std::optional<dnnl::memory::desc> strided_md(const TensorDesc& d) {
-  dims_t dims(d.shape.begin(), d.shape.end()), strides(d.strides.begin(), d.strides.end());
-  int64_t dense = 1;
-  for (int i = d.rank() - 1; i >= 0; --i) {
-    if (d.shape[i] == 1) strides[i] = dense;
-    if (strides[i] <= 0) return std::nullopt;
-    dense = std::max<int64_t>(dense, strides[i] * d.shape[i]);
-  }
-  return dnnl::memory::desc(dims, f32, strides);
-}
-
+TensorDesc channels_last(const Dims& shape) { return cpu::channels_last(DType::kFloat, shape); }
 dnnl::memory::desc channels_last_md(const Dims& shape) { return *strided_md(channels_last(shape)); }
 
 float* at(const void* base, const TensorDesc& d) {
-  return const_cast<float*>(static_cast<const float*>(base) + d.offset);
-}
-
-// The bytes a view can touch, as an address range (empty views touch nothing).
-bool shares_memory(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db) {
-  const ElementSpan sa = element_span(da), sb = element_span(db);
-  if (sa.empty() || sb.empty()) return false;
-  const auto* pa = static_cast<const float*>(a);
-  const auto* pb = static_cast<const float*>(b);
-  return pa + sa.first <= pb + sb.last && pb + sb.first <= pa + sa.last;
+  return static_cast<float*>(first_element(base, d));
 }
 
 // This thread's buffer `slot` (0 src, 1 dst, 2 dense W, 3 bias, 4 reordered W), at least n floats,
@@ -268,30 +218,6 @@ ConstOperand readable(const ConstOperand& v, int slot) {
   return ConstOperand(d, buf);
 }
 
-// A reorder between two layouts of one shape, with its scratchpad needs.
-struct LayoutCopy {
-  dnnl::reorder prim;
-  dnnl::memory::desc scratch;
-  size_t scratch_bytes = 0;
-};
-
-std::shared_ptr<const LayoutCopy> make_layout_copy(const dnnl::memory::desc& from,
-                                                   const dnnl::memory::desc& to) {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  try {
-    dnnl::engine& engine = dnnl_engine();
-    const dnnl::reorder::primitive_desc pd(engine, from, engine, to, attr);
-    auto c = std::make_shared<LayoutCopy>();
-    c->prim = dnnl::reorder(pd);
-    c->scratch = pd.scratchpad_desc();
-    c->scratch_bytes = c->scratch.get_size();
-    return c;
-  } catch (const dnnl::error&) {
-    return nullptr;
-  }
-}
-
 }  // namespace
 
 int64_t dnnl_conv_layout_copies() { return g_layout_copies.load(); }
@@ -309,41 +235,9 @@ struct DnnlConv::Impl {
   // The packed weights reordered into the other layouts primitives asked for (another thread
   // count or X shape than at construction), one copy per layout.
   mutable std::vector<std::shared_ptr<const PackedWeights>> repacked;
-  // Layout copies (src in, dst out, Z in) as oneDNN reorders, several times faster than the
-  // engine's strided assign; null entries where oneDNN has none.
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const LayoutCopy>> copies;
-
-  // to = from, equal shapes, any layouts.
-  void copy(const Operand& to, const ConstOperand& from) const {
-    const auto fm = strided_md(from.desc), tm = strided_md(to.desc);
-    if (!fm || !tm) {
-      assign(to, from);
-      return;
-    }
-    std::vector<int64_t> key(from.desc.shape.begin(), from.desc.shape.end());
-    key.insert(key.end(), from.desc.strides.begin(), from.desc.strides.end());
-    key.insert(key.end(), to.desc.strides.begin(), to.desc.strides.end());
-    std::shared_ptr<const LayoutCopy> c;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      if (auto it = copies.find(key); it != copies.end()) {
-        c = it->second;
-      } else {
-        c = make_layout_copy(*fm, *tm);
-        if (copies.size() >= kMaxCachedPrimitives) copies.clear();
-        copies.emplace(std::move(key), c);
-      }
-    }
-    if (!c) {
-      assign(to, from);
-      return;
-    }
-    dnnl::engine& engine = dnnl_engine();
-    dnnl::memory fmem(*fm, engine, at(from.data, from.desc));
-    dnnl::memory tmem(*tm, engine, at(to.data, to.desc));
-    const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, fmem.get()}, {DNNL_ARG_TO, tmem.get()}};
-    dnnl_run(c->prim, args, c->scratch, c->scratch_bytes, o.op + ": oneDNN layout reorder failed");
-  }
+  // Layout copies (src in, dst out, Z in).
+  LayoutCopier copier{"convolution"};
+  void copy(const Operand& to, const ConstOperand& from) const { copier.copy(to, from); }
 
   bool use_packed(const Dims& w) const { return packed && w == packed_w_shape; }
 

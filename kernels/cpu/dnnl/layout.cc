@@ -1,0 +1,138 @@
+// Channels-last descriptions, strided oneDNN descriptors and cached layout reorders.
+#include "kernels/cpu/dnnl/layout.h"
+
+#include <algorithm>
+
+#include "core/desc/desc.h"
+#include "kernels/cpu/dnnl/runtime.h"
+
+namespace geon::cpu {
+namespace {
+
+constexpr size_t kMaxCachedReorders = 256;
+
+}  // namespace
+
+std::optional<dnnl::memory::data_type> dnnl_dtype(DType t) {
+  using dt = dnnl::memory::data_type;
+  switch (t) {
+    case DType::kFloat:
+      return dt::f32;
+    case DType::kInt32:
+      return dt::s32;
+    case DType::kInt8:
+      return dt::s8;
+    case DType::kUInt8:
+      return dt::u8;
+    default:
+      return std::nullopt;
+  }
+}
+
+Dims channels_last_strides(const Dims& shape) {
+  const int r = static_cast<int>(shape.size());
+  Dims st(r);
+  int64_t acc = 1;
+  st[1] = acc;
+  acc *= std::max<int64_t>(shape[1], 1);
+  for (int i = r - 1; i >= 2; --i) {
+    st[i] = acc;
+    acc *= std::max<int64_t>(shape[i], 1);
+  }
+  st[0] = acc;
+  return st;
+}
+
+TensorDesc channels_last(DType t, const Dims& shape) {
+  TensorDesc d;
+  d.dtype = t;
+  d.shape = shape;
+  d.strides = channels_last_strides(shape);
+  return d;
+}
+
+bool is_channels_last(const TensorDesc& d) {
+  const Dims st = channels_last_strides(d.shape);
+  for (int i = 0; i < d.rank(); ++i)
+    if (d.shape[i] > 1 && d.strides[i] != st[i]) return false;
+  return true;
+}
+
+std::optional<dnnl::memory::desc> strided_md(const TensorDesc& d) {
+  const auto t = dnnl_dtype(d.dtype);
+  if (!t) return std::nullopt;
+  dnnl::memory::dims dims(d.shape.begin(), d.shape.end()),
+      strides(d.strides.begin(), d.strides.end());
+  int64_t dense = 1;
+  for (int i = d.rank() - 1; i >= 0; --i) {
+    if (d.shape[i] == 1) strides[i] = dense;
+    if (strides[i] <= 0) return std::nullopt;
+    dense = std::max<int64_t>(dense, strides[i] * d.shape[i]);
+  }
+  return dnnl::memory::desc(dims, *t, strides);
+}
+
+void* first_element(const void* base, const TensorDesc& d) {
+  const auto* p = static_cast<const std::byte*>(base) + dtype_bytes_for(d.dtype, d.offset);
+  return const_cast<std::byte*>(p);
+}
+
+bool shares_memory(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db) {
+  const ByteSpan sa = byte_span(da), sb = byte_span(db);
+  if (sa.begin >= sa.end || sb.begin >= sb.end) return false;
+  const auto* pa = static_cast<const std::byte*>(a);
+  const auto* pb = static_cast<const std::byte*>(b);
+  return pa + sa.begin < pb + sb.end && pb + sb.begin < pa + sa.end;
+}
+
+struct LayoutCopier::Reorder {
+  dnnl::reorder prim;
+  dnnl::memory::desc scratch;
+  size_t scratch_bytes = 0;
+};
+
+void LayoutCopier::copy(const Operand& to, const ConstOperand& from) const {
+  const auto fm = strided_md(from.desc), tm = strided_md(to.desc);
+  if (!fm || !tm || from.desc.dtype != to.desc.dtype) {
+    assign(to, from);
+    return;
+  }
+  std::vector<int64_t> key(from.desc.shape.begin(), from.desc.shape.end());
+  key.push_back(static_cast<int64_t>(from.desc.dtype));
+  key.insert(key.end(), from.desc.strides.begin(), from.desc.strides.end());
+  key.insert(key.end(), to.desc.strides.begin(), to.desc.strides.end());
+  std::shared_ptr<const Reorder> r;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = reorders_.find(key); it != reorders_.end()) {
+      r = it->second;
+    } else {
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      try {
+        dnnl::engine& engine = dnnl_engine();
+        const dnnl::reorder::primitive_desc pd(engine, *fm, engine, *tm, attr);
+        auto made = std::make_shared<Reorder>();
+        made->prim = dnnl::reorder(pd);
+        made->scratch = pd.scratchpad_desc();
+        made->scratch_bytes = made->scratch.get_size();
+        r = made;
+      } catch (const dnnl::error&) {
+        r = nullptr;  // remembered: the engine's assign copies this pair of layouts
+      }
+      if (reorders_.size() >= kMaxCachedReorders) reorders_.clear();
+      reorders_.emplace(std::move(key), r);
+    }
+  }
+  if (!r) {
+    assign(to, from);
+    return;
+  }
+  dnnl::engine& engine = dnnl_engine();
+  dnnl::memory fmem(*fm, engine, first_element(from.data, from.desc));
+  dnnl::memory tmem(*tm, engine, first_element(to.data, to.desc));
+  const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, fmem.get()}, {DNNL_ARG_TO, tmem.get()}};
+  dnnl_run(r->prim, args, r->scratch, r->scratch_bytes, what_ + ": oneDNN layout reorder failed");
+}
+
+}  // namespace geon::cpu
