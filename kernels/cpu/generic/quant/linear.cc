@@ -5,6 +5,8 @@
 // exactly, and the roundings the spec's arithmetic makes (the division in the scale's type or
 // `precision`, the product in the output's type) are applied explicitly, once each.
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include "core/base/error.h"
@@ -148,7 +150,115 @@ void elements(int64_t count, Fn&& body) {
   parallel_rows(count, 8, [&](int64_t lo, int64_t hi) { body(lo, hi); });
 }
 
+// The fast paths: per-tensor float <-> 8-bit over two views of one layout with no gaps (any
+// order of dims, so channels-last values too), one flat loop the compiler vectorises. The
+// arithmetic is the spec's in float, which the double path above reproduces: x / scale rounded
+// to float, rounded half to even, plus the zero point, saturated (NaN to the low end); and
+// (x - zero point) · scale rounded to float.
+
+// Whether two views of one shape lay their elements out alike with no gaps: a flat loop from
+// each one's lowest element visits the same logical elements in the same order.
+bool flat_alike(const TensorDesc& a, const TensorDesc& b) {
+  if (a.shape != b.shape) return false;
+  for (int d = 0; d < a.rank(); ++d)
+    if (a.shape[d] > 1 && a.strides[d] != b.strides[d]) return false;
+  const ElementSpan s = element_span(a);
+  return s.last - s.first + 1 == element_count(a);
+}
+
+// One chunk of each, plain loops over restrict pointers that the compiler vectorises.
+template <typename Q>
+void quantize_chunk(const float* __restrict x, Q* __restrict y, int64_t n, float scale,
+                    float zero) {
+  constexpr float lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  for (int64_t i = 0; i < n; ++i) {
+    float q = std::nearbyint(x[i] / scale) + zero;
+    q = lo < q ? q : lo;  // NaN goes to lo
+    q = q < hi ? q : hi;
+    y[i] = static_cast<Q>(static_cast<int32_t>(q));
+  }
+}
+template <typename Q>
+void dequantize_chunk(const Q* __restrict x, float* __restrict y, int64_t n, float scale,
+                      int32_t zero) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero) * scale;
+}
+
+template <typename Q>
+void quantize_flat(const float* x, Q* y, int64_t count, float scale, float zero) {
+  elements(count, [=](int64_t begin, int64_t end) {
+    quantize_chunk(x + begin, y + begin, end - begin, scale, zero);
+  });
+}
+
+template <typename Q>
+void dequantize_flat(const Q* x, float* y, int64_t count, float scale, int32_t zero) {
+  elements(count, [=](int64_t begin, int64_t end) {
+    dequantize_chunk(x + begin, y + begin, end - begin, scale, zero);
+  });
+}
+
+// Per-tensor float scale (and a zero point of one element, or none) with 8-bit data.
+bool per_tensor_8bit(const TensorRef& s, const TensorRef* z, DType q) {
+  return (q == DType::kUInt8 || q == DType::kInt8) && s.desc.dtype == DType::kFloat &&
+         element_count(s.desc) == 1 && (!z || element_count(z->desc) == 1);
+}
+
+float first_float(const TensorRef& t) {
+  return *(static_cast<const float*>(t.data) + t.desc.offset);
+}
+int32_t first_8bit(const TensorRef* t) {
+  if (!t) return 0;
+  const void* p = static_cast<const std::byte*>(t->data) + t->desc.offset;
+  return t->desc.dtype == DType::kUInt8 ? *static_cast<const uint8_t*>(p)
+                                        : *static_cast<const int8_t*>(p);
+}
+
+bool quantize_fast(KernelContext& ctx, const LinearAttrs& a) {
+  const TensorRef& x = ctx.input(0);
+  const TensorRef& s = ctx.input(1);
+  const TensorRef* z = ctx.num_inputs() > 2 && ctx.input(2).present() ? &ctx.input(2) : nullptr;
+  const TensorRef& out = ctx.output(0, x.desc.shape);
+  const DType t = out.desc.dtype;
+  if (x.desc.dtype != DType::kFloat || !per_tensor_8bit(s, z, t) || (z && z->desc.dtype != t) ||
+      (a.precision != DType::kUndefined && a.precision != DType::kFloat) ||
+      !flat_alike(x.desc, out.desc))
+    return false;
+  const int64_t count = element_count(x.desc);
+  if (count == 0) return true;
+  const float* xp = static_cast<const float*>(x.data) + element_span(x.desc).first;
+  const float scale = first_float(s), zero = static_cast<float>(first_8bit(z));
+  const int64_t at = element_span(out.desc).first;
+  if (t == DType::kUInt8)
+    quantize_flat(xp, static_cast<uint8_t*>(out.data) + at, count, scale, zero);
+  else
+    quantize_flat(xp, static_cast<int8_t*>(out.data) + at, count, scale, zero);
+  return true;
+}
+
+bool dequantize_fast(KernelContext& ctx) {
+  const TensorRef& x = ctx.input(0);
+  const TensorRef& s = ctx.input(1);
+  const TensorRef* z = ctx.num_inputs() > 2 && ctx.input(2).present() ? &ctx.input(2) : nullptr;
+  if (!per_tensor_8bit(s, z, x.desc.dtype) || (z && z->desc.dtype != x.desc.dtype)) return false;
+  const TensorRef& out = ctx.output(0, x.desc.shape);
+  if (out.desc.dtype != DType::kFloat || !flat_alike(x.desc, out.desc)) return false;
+  const int64_t count = element_count(x.desc);
+  if (count == 0) return true;
+  const int64_t from = element_span(x.desc).first;
+  float* yp = static_cast<float*>(out.data) + element_span(out.desc).first;
+  const float scale = first_float(s);
+  const int32_t zero = first_8bit(z);
+  if (x.desc.dtype == DType::kUInt8)
+    dequantize_flat(static_cast<const uint8_t*>(x.data) + from, yp, count, scale, zero);
+  else
+    dequantize_flat(static_cast<const int8_t*>(x.data) + from, yp, count, scale, zero);
+  return true;
+}
+
 void quantize(KernelContext& ctx, const LinearAttrs& a) {
+  if (quantize_fast(ctx, a)) return;
   const TensorRef& x = ctx.input(0);
   const TensorRef& s = ctx.input(1);
   const bool has_zp = ctx.num_inputs() > 2 && ctx.input(2).present();
@@ -188,6 +298,7 @@ void quantize(KernelContext& ctx, const LinearAttrs& a) {
 }
 
 void dequantize(KernelContext& ctx, const LinearAttrs& a) {
+  if (dequantize_fast(ctx)) return;
   const TensorRef& x = ctx.input(0);
   const TensorRef& s = ctx.input(1);
   const bool has_zp = ctx.num_inputs() > 2 && ctx.input(2).present();

@@ -35,6 +35,41 @@ TEST(CpuGenericDequantizeLinear, EveryQuantizedTypePerTensor) {
   }
 }
 
+// x and y laid out alike but not row-major (channels-last): the per-tensor 8-bit path loops over
+// the memory as it lies.
+TEST(CpuGenericDequantizeLinear, ChannelsLastValues) {
+  std::mt19937 rng(12);
+  const Dims shape{2, 3, 4, 5};
+  const std::vector<int64_t> nhwc{0, 2, 3, 1};
+  for (DType t : {DType::kUInt8, DType::kInt8}) {
+    SCOPED_TRACE(dtype_name(t));
+    const Host x =
+        Host::random(t, shape, rng, t == DType::kUInt8 ? 0 : -128, t == DType::kUInt8 ? 255 : 127)
+            .strided(nhwc);
+    const Host s = Host::of(DType::kFloat, {}, {0.37});
+    const Host z = Host::of(t, {}, {t == DType::kUInt8 ? 100.0 : -3.0});
+    Host out = Host::dense(DType::kFloat, shape).strided(nhwc);
+    struct LaidOut : FakeContext {
+      LaidOut(std::vector<Host> in, Host o) : FakeContext(std::move(in), {DType::kFloat}), out(o) {
+        ref.desc = out.desc;
+        ref.data = out.bytes->data();
+      }
+      TensorRef& output(int, const Dims&) override { return ref; }
+      Host out;
+      TensorRef ref;
+    } ctx({x, s, z}, out);
+    NodeGraph ng("DequantizeLinear", 13);
+    ng.in(x).in(s).in(z).out(DType::kFloat);
+    find_kernel(gen(), *ng.node)->create(ng.g, *ng.node)->compute(ctx);
+    expect_values(
+        out, shape,
+        [&](int64_t i) {
+          return static_cast<double>(static_cast<float>(x.at(i) - z.at(0)) * 0.37f);
+        },
+        0);
+  }
+}
+
 TEST(CpuGenericDequantizeLinear, PerAxisOnAStridedInput) {
   std::mt19937 rng(6);
   for (int axis : {0, 1, 2, -2}) {

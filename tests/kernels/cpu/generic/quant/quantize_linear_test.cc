@@ -104,6 +104,48 @@ TEST(CpuGenericQuantizeLinear, RoundsHalfToEvenThenSaturates) {
       ng.run(gen())[0], {8}, [&](int64_t i) { return want[i]; }, 0);
 }
 
+// x and y laid out alike but not row-major (channels-last, as between quantized convolutions):
+// the per-tensor 8-bit path loops over the memory as it lies. NaN goes to the low end of the
+// range (as the double path's saturate_round puts it), infinities to the ends.
+TEST(CpuGenericQuantizeLinear, ChannelsLastValuesAndNonFiniteInputs) {
+  std::mt19937 rng(11);
+  const Dims shape{2, 3, 4, 5};
+  const std::vector<int64_t> nhwc{0, 2, 3, 1};
+  for (DType t : {DType::kUInt8, DType::kInt8}) {
+    SCOPED_TRACE(dtype_name(t));
+    Host dense = Host::random(DType::kFloat, shape, rng, -60, 60);
+    dense.set(0, std::nan(""));
+    dense.set(7, INFINITY);
+    dense.set(9, -INFINITY);
+    dense.set(11, 2.5 * 0.37);  // a tie, up to the float rounding of the product
+    const Host x = dense.strided(nhwc);
+    const Host s = Host::of(DType::kFloat, {}, {0.37});
+    const Host z = Host::of(t, {}, {t == DType::kUInt8 ? 100.0 : -3.0});
+    Host out = Host::dense(t, shape).strided(nhwc);
+    struct LaidOut : FakeContext {
+      LaidOut(std::vector<Host> in, Host o) : FakeContext(std::move(in), {o.desc.dtype}), out(o) {
+        ref.desc = out.desc;
+        ref.data = out.bytes->data();
+      }
+      TensorRef& output(int, const Dims&) override { return ref; }
+      Host out;
+      TensorRef ref;
+    } ctx({x, s, z}, out);
+    NodeGraph ng("QuantizeLinear", 13);
+    ng.in(x).in(s).in(z).out(t);
+    find_kernel(gen(), *ng.node)->create(ng.g, *ng.node)->compute(ctx);
+    const Range r = range_of(t);
+    expect_values(
+        out, shape,
+        [&](int64_t i) {
+          const float q = static_cast<float>(x.at(i)) / 0.37f;
+          if (std::isnan(q)) return r.lo;
+          return std::min(std::max(std::nearbyint(q) + z.at(0), r.lo), r.hi);
+        },
+        0);
+  }
+}
+
 TEST(CpuGenericQuantizeLinear, PerAxisOnStridedInputWithNegativeAxis) {
   std::mt19937 rng(2);
   for (int axis : {0, 1, 2, -1, -3}) {
