@@ -1,7 +1,8 @@
-// The pass order. Folding runs first so fusions see constant weights as constants; the
-// recognisers run before the fusions so LayerNorm and Gelu are not split into elementwise
-// groups; BatchNormalization folds into its Conv before the Conv takes its post-ops; the
-// elementwise fusion runs last, on what the other fusions left.
+// The pass order. The QDQ fusion runs before folding, which would turn the weights'
+// DequantizeLinear into float constants; folding runs next so the other fusions see constant
+// weights as constants; the recognisers run before the fusions so LayerNorm and Gelu are not
+// split into elementwise groups; BatchNormalization folds into its Conv before the Conv takes
+// its post-ops; the elementwise fusion runs last, on what the other fusions left.
 #include "core/passes/pipeline.h"
 
 #include <string>
@@ -14,6 +15,7 @@
 #include "core/passes/fuse_conv.h"
 #include "core/passes/fuse_elementwise.h"
 #include "core/passes/fuse_matmul.h"
+#include "core/passes/fuse_qdq.h"
 #include "core/passes/recognise_layernorm_gelu.h"
 #include "core/passes/select_layouts.h"
 
@@ -24,6 +26,7 @@ void run_passes(Graph& g, std::span<const KernelSet* const> sets, const PassOpti
   auto pass = [](const char* name, auto&& run) {
     out_of_memory_context([name] { return std::string("running the graph pass ") + name; }, run);
   };
+  if (opt.optimization_level >= 2) pass("fuse_qdq", [&] { fuse_qdq(g, sets); });
   if (opt.optimization_level >= 1) pass("fold_constants", [&] { fold_constants(g, sets); });
   if (opt.optimization_level < 2) return;
   pass("recognise_layernorm_gelu", [&] { recognise_layernorm_gelu(g, sets); });

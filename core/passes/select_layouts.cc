@@ -1,7 +1,8 @@
-// Which values select_layouts marks: a value is eligible when it is a float intermediate of
-// rank 4 or 5 whose producer and every reader are nodes that read their data through strides
-// (convolutions, pooling, BatchNormalization, elementwise); eligible values connected to each
-// other through such nodes form a run, and runs that touch a convolution are marked.
+// Which values select_layouts marks: a value is eligible when it is a float (or, between
+// quantized convolutions, 8-bit) intermediate of rank 4 or 5 whose producer and every reader are
+// nodes that read their data through strides (convolutions, pooling, BatchNormalization,
+// elementwise); eligible values connected to each other through such nodes form a run, and runs
+// that touch a convolution are marked.
 #include "core/passes/select_layouts.h"
 
 #include <numeric>
@@ -25,7 +26,7 @@ bool is_elementwise(const std::string& op) {
 
 Role role(const Node& n) {
   if (n.domain == "geon") {
-    if (n.op == "FusedConv") return Role::kConv;
+    if (n.op == "FusedConv" || n.op == "QConv") return Role::kConv;
     if (n.op == "Elementwise") return Role::kAgnostic;
     return Role::kOther;
   }
@@ -49,6 +50,7 @@ std::vector<int> data_ports(const Graph& g, const Node& n) {
   if (conv || bn_or_pool) {
     add(n.inputs, 0);
     if (n.op == "FusedConv") add(n.inputs, 3);
+    if (n.op == "QConv") add(n.inputs, 11);  // Z
     add(n.outputs, 0);
     return ports;
   }
@@ -91,7 +93,9 @@ int select_layouts(Graph& g) {
     const Value& val = g.values[v];
     if (val.kind != ValueKind::kIntermediate || val.producer < 0 || uses.output[v]) continue;
     if (!val.rank_known || (val.rank() != 4 && val.rank() != 5)) continue;
-    if (val.dtype() != DType::kFloat || !val.layout.empty()) continue;
+    const DType t = val.dtype();
+    if ((t != DType::kFloat && t != DType::kUInt8 && t != DType::kInt8) || !val.layout.empty())
+      continue;
     // A nested graph reading v by name counts its node among `uses.readers` only.
     if (other_reader[v] || uses.readers[v] != readers[v]) continue;
     if (role(g.nodes[val.producer]) == Role::kOther) continue;
