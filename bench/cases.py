@@ -2,7 +2,8 @@
 the model suite's exports (models/export/export_models.py, Debian's torch, seeded weights).
 
 A case is a dict: name, path of the .onnx, feeds {name: array}, and `flops` (multiply-adds x 2)
-or `bytes` (bytes a pass must read) where the machine-limit fraction applies.
+or `bytes` (bytes a pass must read) where the machine-limit fraction applies; `quantized` for
+int8 models, whose outputs compare.py checks as two int8 runtimes' (agree_quantized).
 """
 
 import os
@@ -128,7 +129,7 @@ def resnet50_int8(out, rng):
 
         q.quantize_static(fp32, path, Images(), quant_format=q.QuantFormat.QDQ,
                           activation_type=q.QuantType.QUInt8, weight_type=q.QuantType.QInt8)
-    return {"path": path, "feeds": _image(1, rng), "flops": 2 * 4.1e9}
+    return {"path": path, "feeds": _image(1, rng), "flops": 2 * 4.1e9, "quantized": True}
 
 
 # name -> maker(out_dir, rng)
