@@ -72,6 +72,13 @@ std::optional<dnnl::memory::desc> strided_md(const TensorDesc& d) {
   return dnnl::memory::desc(dims, *t, strides);
 }
 
+dnnl::memory::desc channels_last_md(DType t, const Dims& shape) {
+  using tag = dnnl::memory::format_tag;
+  const tag by_rank[] = {tag::nwc, tag::nhwc, tag::ndhwc};
+  return dnnl::memory::desc(dnnl::memory::dims(shape.begin(), shape.end()), *dnnl_dtype(t),
+                            by_rank[shape.size() - 3]);
+}
+
 void* first_element(const void* base, const TensorDesc& d) {
   const auto* p = static_cast<const std::byte*>(base) + dtype_bytes_for(d.dtype, d.offset);
   return const_cast<std::byte*>(p);

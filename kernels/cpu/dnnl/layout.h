@@ -28,6 +28,12 @@ bool is_channels_last(const TensorDesc& d);
 // nullopt for a dtype oneDNN lacks or a zero or negative stride.
 std::optional<dnnl::memory::desc> strided_md(const TensorDesc& d);
 
+// Dense channels-last (N, C, D...) of rank 3 to 5 as oneDNN's format tag (nwc, nhwc, ndhwc): the
+// memory of every view is_channels_last() accepts. Strides alone say nothing about length-1
+// dims, and with a length-1 spatial extent they read as the plain tag, for which oneDNN's int8
+// convolutions have only the reference implementation.
+dnnl::memory::desc channels_last_md(DType t, const Dims& shape);
+
 // The address of a view's first element.
 void* first_element(const void* base, const TensorDesc& d);
 // Whether the bytes two views can touch overlap (empty views touch nothing).

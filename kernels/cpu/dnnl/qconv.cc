@@ -319,8 +319,10 @@ class QConvKernel : public Kernel {
       }
     }
     dnnl::engine& engine = dnnl_engine();
-    dnnl::memory sm(*strided_md(src.desc), engine, first_element(src.data, src.desc));
-    dnnl::memory dm(*strided_md(work.desc), engine, first_element(work.data, work.desc));
+    dnnl::memory sm(channels_last_md(DType::kUInt8, src.desc.shape), engine,
+                    first_element(src.data, src.desc));
+    dnnl::memory dm(channels_last_md(p_.y_type, work.desc.shape), engine,
+                    first_element(work.data, work.desc));
     dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, sm.get()},
                                {DNNL_ARG_WEIGHTS, e->weights->mem.get()},
                                {DNNL_ARG_DST, dm.get()}};
@@ -375,8 +377,8 @@ class QConvKernel : public Kernel {
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     const Dims& w = p_.w_shape;
     using dt = dnnl::memory::data_type;
-    const auto src = *strided_md(channels_last(DType::kUInt8, x));
-    const auto dst = *strided_md(channels_last(p_.y_type, geo.dst_shape));
+    const auto src = channels_last_md(DType::kUInt8, x);
+    const auto dst = channels_last_md(p_.y_type, geo.dst_shape);
     const dnnl::memory::desc weights(weights_dims(w, p_.attrs.group), dt::s8,
                                      dnnl::memory::format_tag::any);
     const dnnl::memory::desc bias({w[0]}, dt::f32, dnnl::memory::format_tag::a);

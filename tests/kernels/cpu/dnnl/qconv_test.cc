@@ -317,8 +317,11 @@ TEST(DnnlQConv, ResNetLayersGetJitImplementations) {
 }
 
 // geon.QGemm: X (N, K) by W (M, K) with trans_b, else (K, M), against the product in double.
+// A one-pixel convolution must still get a jit implementation (strides alone would read as the
+// plain layout and leave oneDNN's reference one).
 TEST(DnnlQGemm, MatchesTheQuantizedReference) {
   std::mt19937 rng(37);
+  const int64_t before = dnnl_qconv_reference_primitives();
   for (int t = 0; t < 24; ++t) {
     SCOPED_TRACE(t);
     const bool trans_b = t % 2 == 0;
@@ -362,6 +365,7 @@ TEST(DnnlQGemm, MatchesTheQuantizedReference) {
       EXPECT_TRUE(want.count(got.at(i))) << "at " << i << ": " << got.at(i);
     }
   }
+  EXPECT_EQ(dnnl_qconv_reference_primitives(), before);
 }
 
 TEST(DnnlQConv, SupportsRefusesWhatItCannotRun) {
