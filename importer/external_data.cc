@@ -10,8 +10,9 @@ namespace geon {
 
 namespace fs = std::filesystem;
 
-std::vector<std::byte> read_external_data(const ExternalDataRef& ref, const std::string& base_dir,
-                                          int64_t expected_bytes, const std::string& where) {
+void read_external_data(const ExternalDataRef& ref, const std::string& base_dir,
+                        int64_t expected_bytes, const std::string& where,
+                        const std::function<std::byte*()>& destination) {
   const std::string what = where + ": external data '" + ref.location + "'";
   if (base_dir.empty())
     fail(ErrorCode::kInvalidArgument,
@@ -55,12 +56,12 @@ std::vector<std::byte> read_external_data(const ExternalDataRef& ref, const std:
                                      std::to_string(ref.offset + expected_bytes) +
                                      ") is past the end of the file (" + std::to_string(size) +
                                      " bytes)");
-  std::vector<std::byte> out(static_cast<size_t>(expected_bytes));
+  std::byte* out = destination();
+  if (expected_bytes == 0) return;
   std::ifstream in(real, std::ios::binary);
   in.seekg(ref.offset);
-  in.read(reinterpret_cast<char*>(out.data()), expected_bytes);
-  if (!in && expected_bytes > 0) fail(ErrorCode::kInvalidArgument, what + ": read failed");
-  return out;
+  in.read(reinterpret_cast<char*>(out), expected_bytes);
+  if (!in) fail(ErrorCode::kInvalidArgument, what + ": read failed");
 }
 
 }  // namespace geon

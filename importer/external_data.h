@@ -2,9 +2,10 @@
 // relative paths inside the model's directory are read, and every refusal has its own message.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
-#include <vector>
 
 namespace geon {
 
@@ -15,11 +16,13 @@ struct ExternalDataRef {
 };
 
 // Reads `expected_bytes` bytes for the tensor named by `where` ("initializer 'W'") from ref
-// relative to base_dir, after
+// relative to base_dir into the memory `destination()` gives (called once, after every check
+// passed, so nothing is allocated for a refused reference), after
 // checking: base_dir given; location relative, without '..' segments, and (after resolving
 // symlinks) inside base_dir; the file exists; offset and length fit inside the file; length,
 // when given, equals expected_bytes. Throws geon::Error otherwise.
-std::vector<std::byte> read_external_data(const ExternalDataRef& ref, const std::string& base_dir,
-                                          int64_t expected_bytes, const std::string& where);
+void read_external_data(const ExternalDataRef& ref, const std::string& base_dir,
+                        int64_t expected_bytes, const std::string& where,
+                        const std::function<std::byte*()>& destination);
 
 }  // namespace geon

@@ -216,12 +216,18 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
   g->axis_factory = factory ? factory : std::make_shared<AxisFactory>();
   const std::string gwhere = "graph '" + gp.name() + "'";
 
-  for (const auto& t : gp.initializer()) {
+  const bool cut =
+      &gp == st.cut_graph && st.cut && st.cut->size() == static_cast<size_t>(gp.initializer_size());
+  for (int i = 0; i < gp.initializer_size(); ++i) {
+    const onnx::TensorProto& t = gp.initializer(i);
     if (t.name().empty())
       fail(ErrorCode::kInvalidArgument, gwhere + ": an initializer has no name");
     const std::string where = gwhere + ": initializer '" + t.name() + "'";
+    std::optional<CutRawData> raw;
+    if (cut && (*st.cut)[i]) raw = CutRawData{st.payloads, *(*st.cut)[i]};
     try {
-      g->add_value(constant_value(t.name(), decode_tensor(t, st.opt->base_dir, where), *g));
+      g->add_value(constant_value(
+          t.name(), decode_tensor(t, st.opt->base_dir, where, raw ? &*raw : nullptr), *g));
     } catch (const std::bad_alloc&) {
       fail(ErrorCode::kResourceExhausted, "out of memory while reading " + where);
     } catch (const Error& e) {

@@ -20,6 +20,11 @@ struct BuildState {
   int depth = 0;  // nesting of subgraphs and function expansions
   // Set while a node's graph attributes are built: what the node feeds each body input.
   std::vector<std::optional<BodyInputHint>> input_hints;
+  // The raw_data of `cut_graph`'s initializers, cut from the model's bytes before parsing
+  // (model_payloads.h): one entry per initializer, read through `payloads`. Null when none were.
+  const onnx::GraphProto* cut_graph = nullptr;
+  const std::vector<std::optional<Payload>>* cut = nullptr;
+  const PayloadReader* payloads = nullptr;
 };
 
 std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* parent, BuildState& st,

@@ -1,14 +1,22 @@
 // ModelProto in, ImportedModel out: parse, check the opset imports, collect model-local
 // functions, build the main graph.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <vector>
 
 #include <google/protobuf/arena.h>
 #include <google/protobuf/io/coded_stream.h>
 
 #include "core/base/error.h"
 #include "importer/graph_builder.h"
+#include "importer/model_payloads.h"
 #include "importer/nesting.h"
 
 namespace geon {
@@ -30,8 +38,11 @@ void read_metadata(const onnx::ModelProto& m, ModelMetadata& md) {
   for (const auto& p : m.metadata_props()) md.metadata_props[p.key()] = p.value();
 }
 
+// `cut`: the main graph's initializer payloads cut before parsing, read through `payloads`.
 ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
-                           const std::string& source) {
+                           const std::string& source,
+                           const std::vector<std::optional<importer::Payload>>* cut = nullptr,
+                           const importer::PayloadReader* payloads = nullptr) {
   ImportedModel out;
   out.source = source;
   read_metadata(m, out.metadata);
@@ -43,6 +54,11 @@ ImportedModel import_proto(const onnx::ModelProto& m, const ImportOptions& opt,
     fail(ErrorCode::kInvalidArgument, source + ": " + importer::nesting_refusal(nesting));
   importer::BuildState st;
   st.opt = &opt;
+  if (cut) {
+    st.cut_graph = &m.graph();
+    st.cut = cut;
+    st.payloads = payloads;
+  }
   auto check_version = [&](const onnx::OperatorSetIdProto& os, const std::string& in) {
     const std::string d = importer::normal_domain(os.domain());
     if (os.version() < 1 || os.version() > INT32_MAX)
@@ -122,34 +138,101 @@ const onnx::ModelProto& parse(std::span<const std::byte> bytes, const std::strin
   return m;
 }
 
+// Parses the model with its main graph's initializer payloads cut out first (model_payloads.h),
+// so protobuf copies only the small rest and each payload goes straight from `payloads` into
+// its tensor; the whole bytes are parsed as they are when the cut does not apply.
+ImportedModel import_cut(std::span<const std::byte> bytes, const importer::PayloadReader& payloads,
+                         const ImportOptions& opt, const std::string& source) {
+  google::protobuf::Arena arena;
+  if (bytes.size() <= static_cast<size_t>(INT32_MAX)) {
+    std::optional<importer::SplitModel> split =
+        out_of_memory_context([&] { return "reading the model " + source; },
+                              [&] { return importer::split_initializer_payloads(bytes); });
+    if (split && !split->initializers.empty()) {
+      const auto lean = std::as_bytes(std::span(split->lean));
+      google::protobuf::Arena lean_arena;
+      onnx::ModelProto& m = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&lean_arena);
+      google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(lean.data()),
+                                                static_cast<int>(lean.size()));
+      in.SetRecursionLimit(importer::kParseRecursionLimit);
+      const bool parsed = out_of_memory_context([&] { return "parsing the model " + source; },
+                                                [&] { return m.ParseFromCodedStream(&in); }) &&
+                          in.ConsumedEntireMessage();
+      // Otherwise the whole bytes are parsed below, and say what is wrong with them.
+      if (parsed && static_cast<size_t>(m.graph().initializer_size()) == split->initializers.size())
+        return import_proto(m, opt, source, &split->initializers, &payloads);
+    }
+  }
+  return import_proto(parse(bytes, source, bytes.size(), arena), opt, source);
+}
+
+// A read-only mapping of a model file, for the wire-level cut: only the pages holding the
+// fields around the payloads are touched (the payloads themselves are read with pread).
+class MappedFile {
+ public:
+  MappedFile(int fd, size_t size) : size_(size) {
+    if (size == 0) return;
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) data_ = p;
+  }
+  ~MappedFile() {
+    if (data_) ::munmap(data_, size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  bool mapped() const { return data_ != nullptr || size_ == 0; }
+  std::span<const std::byte> bytes() const {
+    return data_ ? std::span(static_cast<const std::byte*>(data_), size_)
+                 : std::span<const std::byte>();
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+struct FileDescriptor {
+  int fd = -1;
+  ~FileDescriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
 }  // namespace
 
 ImportedModel import_model_bytes(std::span<const std::byte> bytes, const ImportOptions& opt) {
-  google::protobuf::Arena arena;
-  return import_proto(parse(bytes, "<bytes>", bytes.size(), arena), opt, "<bytes>");
+  return import_cut(bytes, importer::PayloadReader::of_bytes(bytes), opt, "<bytes>");
 }
 
 ImportedModel import_model_file(const std::string& path, const ImportOptions& opt_in) {
+  FileDescriptor file;
+  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat st {};
+  if (file.fd < 0 || ::fstat(file.fd, &st) != 0)
+    fail(ErrorCode::kInvalidArgument, path + ": cannot open the model file");
+  // Refuse what protobuf cannot parse before reading it into memory.
+  const auto size = static_cast<uintmax_t>(st.st_size);
+  google::protobuf::Arena arena;
+  if (size > static_cast<uintmax_t>(INT32_MAX)) parse({}, path, size, arena);
+  ImportOptions opt = opt_in;
+  if (opt.base_dir.empty()) {
+    opt.base_dir = std::filesystem::path(path).parent_path().string();
+    if (opt.base_dir.empty()) opt.base_dir = ".";
+  }
+  const MappedFile map(file.fd, static_cast<size_t>(size));
+  if (map.mapped())
+    return import_cut(map.bytes(), importer::PayloadReader::of_file(file.fd), opt, path);
+  // Not mappable (a pipe, a special file): read as a stream.
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(ErrorCode::kInvalidArgument, path + ": cannot open the model file");
-  // Refuse what protobuf cannot parse before reading it into memory.
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  google::protobuf::Arena arena;
-  if (!ec && size > static_cast<uintmax_t>(INT32_MAX)) parse({}, path, size, arena);
   const std::vector<char> buf =
       out_of_memory_context([&] { return "reading the model file " + path; },
                             [&] {
                               return std::vector<char>((std::istreambuf_iterator<char>(in)),
                                                        std::istreambuf_iterator<char>());
                             });
-  ImportOptions opt = opt_in;
-  if (opt.base_dir.empty()) {
-    opt.base_dir = std::filesystem::path(path).parent_path().string();
-    if (opt.base_dir.empty()) opt.base_dir = ".";
-  }
   const auto bytes = std::as_bytes(std::span(buf));
-  return import_proto(parse(bytes, path, bytes.size(), arena), opt, path);
+  return import_cut(bytes, importer::PayloadReader::of_bytes(bytes), opt, path);
 }
 
 }  // namespace geon

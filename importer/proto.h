@@ -10,13 +10,16 @@
 
 #include "core/graph/graph.h"
 #include "importer/import.h"
+#include "importer/model_payloads.h"
 
 namespace geon::importer {
 
 // Decodes a TensorProto in any encoding (raw_data, typed fields, external data). `where`
-// names it in messages ("initializer 'W'", "attribute 'value' of node 'c1'").
+// names it in messages ("initializer 'W'", "attribute 'value' of node 'c1'"). `cut`, when given,
+// is the tensor's raw_data, cut from the model's bytes before parsing (model_payloads.h).
 std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std::string& base_dir,
-                                          const std::string& where);
+                                          const std::string& where,
+                                          const CutRawData* cut = nullptr);
 
 // Densifies a SparseTensorProto (values + indices in either layout).
 std::shared_ptr<TensorData> decode_sparse_tensor(const onnx::SparseTensorProto& t,

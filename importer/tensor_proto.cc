@@ -52,7 +52,7 @@ DType dtype_of(int32_t elem_type, const std::string& where) {
 }
 
 std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std::string& base_dir,
-                                          const std::string& where_in) {
+                                          const std::string& where_in, const CutRawData* cut) {
   const std::string where = where_in.empty() ? "tensor '" + t.name() + "'" : where_in;
   if (!t.has_data_type()) fail(ErrorCode::kInvalidArgument, where + ": no data type");
   const DType dtype = dtype_of(t.data_type(), where);
@@ -109,56 +109,61 @@ std::shared_ptr<TensorData> decode_tensor(const onnx::TensorProto& t, const std:
       else if (kv.key() == "length")
         ref.length = number(kv.value());
     }
-    auto data = read_external_data(ref, base_dir, bytes, where);
-    auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
-    copy_le(out->storage->data(), data.data(), data.size());
+    std::shared_ptr<TensorData> out;
+    read_external_data(ref, base_dir, bytes, where, [&] {
+      out = make_tensor_data_for_overwrite(dtype, shape, kMaxTensorBytes);
+      return out->storage->data();
+    });
     return canonical_bools(std::move(out), bytes);
   }
   // Check the payload's size against the shape before allocating, so dims cannot ask for
   // memory the data lacks. Each dtype has one field (or raw_data) that holds it.
   const int bits = dtype_bits(dtype);
-  if (t.has_raw_data()) {
-    if (static_cast<int64_t>(t.raw_data().size()) != bytes)
-      fail(ErrorCode::kInvalidArgument,
-           where + ": raw_data has " + std::to_string(t.raw_data().size()) + " bytes but dtype " +
-               std::string(dtype_name(dtype)) + " and shape need " + std::to_string(bytes));
-  } else {
-    const char* field = "int32_data";
-    int64_t have = t.int32_data_size(), need = bits < 8 ? bytes : n;
-    switch (dtype) {
-      case DType::kFloat:
-      case DType::kComplex64:
-        field = "float_data", have = t.float_data_size(), need = bytes / 4;
-        break;
-      case DType::kDouble:
-      case DType::kComplex128:
-        field = "double_data", have = t.double_data_size(), need = bytes / 8;
-        break;
-      case DType::kInt64:
-        field = "int64_data", have = t.int64_data_size(), need = n;
-        break;
-      case DType::kUInt32:
-      case DType::kUInt64:
-        field = "uint64_data", have = t.uint64_data_size(), need = n;
-        break;
-      default:
-        break;
-    }
-    if (have != need)
-      fail(ErrorCode::kInvalidArgument,
-           where + ": " +
-               (have == 0 ? std::string("no data (") + field + " is empty)"
-                          : std::string(field) + " holds " + std::to_string(have) + " values") +
-               " but dtype " + std::string(dtype_name(dtype)) + " and shape need " +
-               std::to_string(need));
-  }
-  auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
-  std::byte* dst = out->storage->data();
-
-  if (t.has_raw_data()) {
-    copy_le(dst, t.raw_data().data(), static_cast<size_t>(bytes));
+  // raw_data, as parsed or as cut from the model's bytes before parsing.
+  if (cut || t.has_raw_data()) {
+    const int64_t raw_bytes = cut ? cut->payload.size : static_cast<int64_t>(t.raw_data().size());
+    if (raw_bytes != bytes)
+      fail(ErrorCode::kInvalidArgument, where + ": raw_data has " + std::to_string(raw_bytes) +
+                                            " bytes but dtype " + std::string(dtype_name(dtype)) +
+                                            " and shape need " + std::to_string(bytes));
+    // Every byte is written from the payload: the storage is not cleared first.
+    auto out = make_tensor_data_for_overwrite(dtype, shape, kMaxTensorBytes);
+    if (cut)
+      cut->reader->read(cut->payload, out->storage->data(), where);
+    else
+      copy_le(out->storage->data(), t.raw_data().data(), static_cast<size_t>(bytes));
     return canonical_bools(std::move(out), bytes);
   }
+  const char* field = "int32_data";
+  int64_t have = t.int32_data_size(), need = bits < 8 ? bytes : n;
+  switch (dtype) {
+    case DType::kFloat:
+    case DType::kComplex64:
+      field = "float_data", have = t.float_data_size(), need = bytes / 4;
+      break;
+    case DType::kDouble:
+    case DType::kComplex128:
+      field = "double_data", have = t.double_data_size(), need = bytes / 8;
+      break;
+    case DType::kInt64:
+      field = "int64_data", have = t.int64_data_size(), need = n;
+      break;
+    case DType::kUInt32:
+    case DType::kUInt64:
+      field = "uint64_data", have = t.uint64_data_size(), need = n;
+      break;
+    default:
+      break;
+  }
+  if (have != need)
+    fail(ErrorCode::kInvalidArgument,
+         where + ": " +
+             (have == 0 ? std::string("no data (") + field + " is empty)"
+                        : std::string(field) + " holds " + std::to_string(have) + " values") +
+             " but dtype " + std::string(dtype_name(dtype)) + " and shape need " +
+             std::to_string(need));
+  auto out = make_tensor_data(dtype, shape, kMaxTensorBytes);
+  std::byte* dst = out->storage->data();
   switch (dtype) {
     case DType::kFloat:
     case DType::kComplex64:

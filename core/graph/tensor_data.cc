@@ -9,6 +9,13 @@
 namespace geon {
 
 std::shared_ptr<TensorData> make_tensor_data(DType dtype, const Dims& shape, int64_t max_bytes) {
+  auto t = make_tensor_data_for_overwrite(dtype, shape, max_bytes);
+  if (t->storage) std::memset(t->storage->data(), 0, t->storage->size());
+  return t;
+}
+
+std::shared_ptr<TensorData> make_tensor_data_for_overwrite(DType dtype, const Dims& shape,
+                                                           int64_t max_bytes) {
   auto t = std::make_shared<TensorData>();
   t->desc = row_major(dtype, shape);
   const int64_t n = element_count(t->desc);
@@ -23,7 +30,6 @@ std::shared_ptr<TensorData> make_tensor_data(DType dtype, const Dims& shape, int
                                             std::to_string(bytes) + " bytes, over the limit of " +
                                             std::to_string(max_bytes));
   t->storage = std::make_shared<Storage>(host_allocator(), static_cast<size_t>(bytes));
-  std::memset(t->storage->data(), 0, static_cast<size_t>(bytes));
   return t;
 }
 

@@ -25,6 +25,10 @@ struct TensorData {
 // (kResourceExhausted) above `max_bytes`, so untrusted shapes cannot allocate without bound.
 std::shared_ptr<TensorData> make_tensor_data(DType dtype, const Dims& shape,
                                              int64_t max_bytes = int64_t{1} << 40);
+// The same with the storage left uninitialized, for a caller that writes every byte (the
+// importer reading a tensor's payload).
+std::shared_ptr<TensorData> make_tensor_data_for_overwrite(DType dtype, const Dims& shape,
+                                                           int64_t max_bytes = int64_t{1} << 40);
 
 // Element i read as int64 / double (any integer, bool or real dtype). For small shape and
 // index tensors; not a fast path.
