@@ -33,6 +33,12 @@ std::shared_ptr<TensorData> make_tensor_data_for_overwrite(DType dtype, const Di
   return t;
 }
 
+std::shared_ptr<const TensorData> without_contents(const TensorData& t) {
+  auto out = std::make_shared<TensorData>();
+  out->desc = t.desc;
+  return out;
+}
+
 namespace {
 Scalar load(const TensorData& t, int64_t i) {
   require(i >= 0 && i < t.elements(), "tensor element index out of range");

@@ -13,8 +13,10 @@
 namespace geon {
 
 struct TensorData {
-  TensorDesc desc;                   // row-major, offset 0
-  std::shared_ptr<Storage> storage;  // null for string tensors
+  TensorDesc desc;  // row-major, offset 0
+  // Null for string tensors, and for a constant whose contents were released because every
+  // kernel reading it holds a packed copy (without_contents).
+  std::shared_ptr<Storage> storage;
   std::vector<std::string> strings;  // only for DType::kString
 
   const std::byte* bytes() const { return storage ? storage->data() : nullptr; }
@@ -29,6 +31,10 @@ std::shared_ptr<TensorData> make_tensor_data(DType dtype, const Dims& shape,
 // importer reading a tensor's payload).
 std::shared_ptr<TensorData> make_tensor_data_for_overwrite(DType dtype, const Dims& shape,
                                                            int64_t max_bytes = int64_t{1} << 40);
+
+// t's description without its contents: what a constant keeps once all its readers packed it
+// (core/runtime/kernel.h: Kernel::packed_inputs).
+std::shared_ptr<const TensorData> without_contents(const TensorData& t);
 
 // Element i read as int64 / double (any integer, bool or real dtype). For small shape and
 // index tensors; not a fast path.

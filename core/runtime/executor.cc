@@ -32,6 +32,51 @@ std::vector<bool> folded_nodes(const Graph& g) {
   return folded;
 }
 
+// The constants whose plain contents can go once their readers are made, every reader having
+// packed them (Kernel::packed_inputs, ExecutorOptions::release_constant). Per value: readers
+// still to be made, or -1 when its contents stay (a graph output, a reader that reads them).
+class PackedConstants {
+ public:
+  PackedConstants(const Graph& g, const std::vector<bool>& folded) : pending_(g.values.size(), 0) {
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (!folded[i])
+        for (int v : node_reads(g, g.nodes[i])) ++pending_[v];
+    for (size_t v = 0; v < g.values.size(); ++v) {
+      const Value& val = g.values[v];
+      if (val.kind != ValueKind::kConstant || !val.data || !val.data->storage) pending_[v] = -1;
+    }
+    for (int o : g.outputs) pending_.at(o) = -1;
+  }
+
+  // After node `index` was made as `cn`: calls release(v) for each constant it read that no
+  // reader needs any more.
+  void made(const Graph& g, int index, const CompiledNode& cn,
+            const std::function<void(int)>& release) {
+    const Node& n = g.nodes[index];
+    const std::span<const int> packed =
+        cn.kernel && is_host(cn.device) ? cn.kernel->packed_inputs() : std::span<const int>();
+    for (int v : cn.reads) {
+      if (pending_[v] <= 0) continue;
+      // Packed only when every input slot reading v is one the kernel packed.
+      bool all_packed = true;
+      for (size_t i = 0; i < n.inputs.size(); ++i)
+        if (n.inputs[i] == v)
+          all_packed = all_packed &&
+                       std::find(packed.begin(), packed.end(), static_cast<int>(i)) != packed.end();
+      const bool captured = std::find(n.inputs.begin(), n.inputs.end(), v) == n.inputs.end();
+      if (!all_packed || captured) {
+        pending_[v] = -1;
+      } else if (--pending_[v] == 0) {
+        pending_[v] = -1;
+        release(v);
+      }
+    }
+  }
+
+ private:
+  std::vector<int> pending_;
+};
+
 void check_placed(const Graph& g, const Placement& p, std::span<const KernelSet* const> sets,
                   const std::vector<bool>& folded) {
   std::string unplaced;
@@ -66,7 +111,9 @@ CompiledNode compile_node(const Graph& g, int index, const Placement& p,
   try {
     if (is_control_flow(n)) {
       cn.set_name = "control";
-      cn.control = make_control_flow(g, n, sets, options, origin);
+      ExecutorOptions body_options = options;
+      body_options.release_constant = nullptr;  // it names values of this graph only
+      cn.control = make_control_flow(g, n, sets, body_options, origin);
       return cn;
     }
     const KernelSet& set = *sets[p.nodes[index].set];
@@ -345,9 +392,16 @@ std::unique_ptr<ExecutableImpl> compile_executable(std::shared_ptr<const Graph> 
   c.placement = partition(*g, sets);
   const std::vector<bool> folded = folded_nodes(*g);
   check_placed(*g, c.placement, sets, folded);
-  for (size_t i = 0; i < g->nodes.size(); ++i)
+  // Constants packed by all their readers are released as soon as the last reader is made, so
+  // the plain and the packed copies of all weights are never held at once.
+  std::optional<PackedConstants> packed;
+  if (options.release_constant) packed.emplace(*g, folded);
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
     c.nodes.push_back(
         compile_node(*g, static_cast<int>(i), c.placement, sets, options, origin, folded[i]));
+    if (packed) packed->made(*g, static_cast<int>(i), c.nodes.back(), options.release_constant);
+  }
+  c.options.release_constant = nullptr;  // compiling is over: nothing more is released
 
   c.producer = value_producers(*g);
   c.constant.assign(g->values.size(), false);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -40,6 +41,13 @@ struct ExecutorOptions {
   // without naming a pool, If/Loop/Scan bodies included; 0 = the engine's process-wide pool.
   // oneDNN kernels (cpu.dnnl) keep oneDNN's own threading.
   int threads = 0;
+  // Called while compiling, with a value of the graph compiled, for each constant (not a graph
+  // output) whose readers all run on the host and packed it (Kernel::packed_inputs), as soon as
+  // the last of them is made. Nothing reads its contents any more: the graph's owner may
+  // release them, keeping the value's TensorData description with no storage, so that packed
+  // weights replace the plain copy instead of doubling a session's memory. Null: nothing is
+  // released. Not passed on to If / Loop / Scan bodies.
+  std::function<void(int value)> release_constant;
 };
 
 // A tensor a run allocated: row-major, owned.

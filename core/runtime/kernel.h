@@ -64,6 +64,11 @@ class Kernel {
   // executor gives dense copies where it needs them (device copies, nested runs, outputs).
   virtual bool is_view() const { return false; }
   virtual std::optional<TensorDesc> view(const KernelContext&) const { return std::nullopt; }
+  // Constant inputs (by index) that this kernel copied, when it was made, into a form of its
+  // own (oneDNN's blocked weights) and never reads at run time. Once every reader of a constant
+  // says so, the executor may have its plain contents released (ExecutorOptions::
+  // release_constant): compute() then sees that input with its description and no data.
+  virtual std::span<const int> packed_inputs() const { return {}; }
 };
 
 struct KernelEntry {

@@ -19,17 +19,21 @@ namespace geon::cpu {
 using Reason = onnx::Reason;
 
 // A kernel whose compute is a stored function (the function captures what create() decided).
+// `packed` lists the constant inputs it holds a packed copy of (Kernel::packed_inputs).
 class FnKernel : public Kernel {
  public:
   using Fn = std::function<void(KernelContext&)>;
-  explicit FnKernel(Fn fn) : fn_(std::move(fn)) {}
+  explicit FnKernel(Fn fn, std::vector<int> packed = {})
+      : fn_(std::move(fn)), packed_(std::move(packed)) {}
   void compute(KernelContext& ctx) const override { fn_(ctx); }
+  std::span<const int> packed_inputs() const override { return packed_; }
 
  private:
   Fn fn_;
+  std::vector<int> packed_;
 };
-inline std::unique_ptr<Kernel> make_kernel(FnKernel::Fn fn) {
-  return std::make_unique<FnKernel>(std::move(fn));
+inline std::unique_ptr<Kernel> make_kernel(FnKernel::Fn fn, std::vector<int> packed = {}) {
+  return std::make_unique<FnKernel>(std::move(fn), std::move(packed));
 }
 
 // The node readers every kernel set shares (attributes with ONNX defaults, given inputs, their

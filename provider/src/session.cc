@@ -94,6 +94,13 @@ std::unique_ptr<Session> compile_session(std::shared_ptr<Graph> g, const Provide
   eo.profile = o.profiling;
   eo.arena_limit_bytes = o.arena_limit_bytes;
   eo.threads = o.intra_op_threads;
+  // A weight every reader packed is dropped from the graph as soon as it is packed: the packed
+  // copy replaces it rather than doubling the session's memory.
+  Graph* graph_in = g.get();
+  eo.release_constant = [graph_in](int v) {
+    Value& val = graph_in->values[v];
+    val.data = without_contents(*val.data);
+  };
   s->exe = Executable::compile(g, s->devices.sets, eo);
   s->graph = std::move(g);
 

@@ -184,7 +184,7 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
   const int rank = v.rank;
   const TensorRef& out = ctx.output(0, v.out_shape);
   const TensorDesc dst = v.dst(out.desc);
-  const ConstOperand A(a, ctx.input(0).data), B(b, ctx.input(1).data);
+  const ConstOperand A(a, ctx.input(0).data);
   const Operand Y{dst, out.data};
   const bool has_bias = ctx.num_inputs() > 2 && ctx.input(2).present();
   const bool has_z = ctx.num_inputs() > 3 && ctx.input(3).present();
@@ -209,19 +209,22 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
     }
   }
 
+  const PlainB plain = plain_b(ctx, cfg.packed.get());
+  const ConstOperand B(b, plain.data);
+  const float alpha = plain.scaled ? 1.0f : cfg.alpha;  // an unpacked B holds alpha·B
   // One primitive: the bias as its own (lifted to dst's rank), Z by the sum post-op.
   // (With a promoted vector operand the output lost a dim: such a bias takes the general path.)
   std::optional<ConstOperand> bias;
   if (has_bias && !a_vec && !b_vec && ctx.input(2).desc.rank() <= rank)
     bias = ConstOperand(lift(ctx.input(2).desc, rank), ctx.input(2).data);
-  if ((!has_bias || bias) && (cfg.alpha == 1.0f || !has_bias)) {
+  if ((!has_bias || bias) && (alpha == 1.0f || !has_bias)) {
     MatmulPostOps post = cfg.post;
     post.sum = has_z;
     if (has_z) assign(dst_of(out), src_of(ctx.input(3)));
-    if (mm.run_fused(A, B, bias ? &*bias : nullptr, Y, cfg.alpha, post)) return;
+    if (mm.run_fused(A, B, bias ? &*bias : nullptr, Y, alpha, post)) return;
   }
   // General path: the product, then each addend, then the activation.
-  mm.run(A, B, Y, cfg.alpha, 0.0f);
+  mm.run(A, B, Y, alpha, 0.0f);
   if (has_bias) binary("add", dst_of(out), dst_of(out), src_of(ctx.input(2)));
   if (has_z) binary("add", dst_of(out), dst_of(out), src_of(ctx.input(3)));
   activate(cfg.act, dst_of(out));
@@ -259,7 +262,8 @@ std::unique_ptr<Kernel> create_dnnl_fused_matmul(const Graph& g, const Node& n) 
   cfg.post.eltwise = eltwise_of(act);
   cfg.dnnl_act = std::make_shared<const DnnlActivation>(cfg.post.eltwise);
   cfg.packed = packed_constant(g, n, 1, cfg.trans_b, cfg.alpha);
-  return make_kernel([mm, cfg](KernelContext& ctx) { compute(*mm, cfg, ctx); });
+  return make_kernel([mm, cfg](KernelContext& ctx) { compute(*mm, cfg, ctx); },
+                     packed_inputs(cfg.packed));
 }
 
 }  // namespace geon::cpu

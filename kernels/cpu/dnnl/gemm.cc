@@ -59,33 +59,37 @@ std::unique_ptr<Kernel> create_dnnl_gemm(const Graph& g, const Node& n) {
   const auto packed = packed_constant(g, n, 1, tb, alpha);
   // Gemm-1/6 broadcasts C only with broadcast=1; otherwise C must be (M, N).
   const bool exact_c = n.opset < 7 && attr_int(n, "broadcast", 0) == 0;
-  return make_kernel([=](KernelContext& ctx) {
-    TensorDesc a = ctx.input(0).desc, b = ctx.input(1).desc;
-    require(a.rank() == 2 && b.rank() == 2, "Gemm: operands must be matrices");
-    if (ta) a = transpose(a);
-    if (tb) b = transpose(b);
-    require(a.shape[1] == b.shape[0],
-            "Gemm: inner dims differ: " + to_string(a) + " and " + to_string(b));
-    const TensorRef& out = ctx.output(0, Dims{a.shape[0], b.shape[1]});
-    const bool has_c = ctx.num_inputs() > 2 && ctx.input(2).present() && beta != 0.0f;
-    if (exact_c && ctx.num_inputs() > 2 && ctx.input(2).present())
-      require(ctx.input(2).desc.shape == out.desc.shape,
-              "Gemm (opset < 7) without broadcast=1 needs C of the output's shape " +
-                  to_string(out.desc) + ", got " + to_string(ctx.input(2).desc));
-    const ConstOperand A(a, ctx.input(0).data), B(b, ctx.input(1).data);
-    if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
-        run_packed(*packed, ctx, A, dst_of(out), has_c, beta))
-      return;
-    if (has_c && alpha == 1.0f && beta == 1.0f && ctx.input(2).desc.rank() <= 2) {
-      // Y = A·B + C in one pass: C as the primitive's bias (lifted to a matrix).
-      TensorDesc c = ctx.input(2).desc;
-      while (c.rank() < 2) c = unsqueeze(c, std::vector<int64_t>{0});
-      if (mm->run_with_bias(A, B, ConstOperand(c, ctx.input(2).data), dst_of(out))) return;
-    }
-    if (has_c) assign(dst_of(out), src_of(ctx.input(2)));  // broadcasts C to (M, N)
-    mm->run(ConstOperand(a, ctx.input(0).data), ConstOperand(b, ctx.input(1).data), dst_of(out),
-            alpha, has_c ? beta : 0.0f);
-  });
+  return make_kernel(
+      [=](KernelContext& ctx) {
+        TensorDesc a = ctx.input(0).desc, b = ctx.input(1).desc;
+        require(a.rank() == 2 && b.rank() == 2, "Gemm: operands must be matrices");
+        if (ta) a = transpose(a);
+        if (tb) b = transpose(b);
+        require(a.shape[1] == b.shape[0],
+                "Gemm: inner dims differ: " + to_string(a) + " and " + to_string(b));
+        const TensorRef& out = ctx.output(0, Dims{a.shape[0], b.shape[1]});
+        const bool has_c = ctx.num_inputs() > 2 && ctx.input(2).present() && beta != 0.0f;
+        if (exact_c && ctx.num_inputs() > 2 && ctx.input(2).present())
+          require(ctx.input(2).desc.shape == out.desc.shape,
+                  "Gemm (opset < 7) without broadcast=1 needs C of the output's shape " +
+                      to_string(out.desc) + ", got " + to_string(ctx.input(2).desc));
+        const ConstOperand A(a, ctx.input(0).data);
+        if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
+            run_packed(*packed, ctx, A, dst_of(out), has_c, beta))
+          return;
+        const PlainB plain = plain_b(ctx, packed.get());
+        const ConstOperand B(b, plain.data);
+        const float scale = plain.scaled ? 1.0f : alpha;  // an unpacked B holds alpha·B
+        if (has_c && scale == 1.0f && beta == 1.0f && ctx.input(2).desc.rank() <= 2) {
+          // Y = A·B + C in one pass: C as the primitive's bias (lifted to a matrix).
+          TensorDesc c = ctx.input(2).desc;
+          while (c.rank() < 2) c = unsqueeze(c, std::vector<int64_t>{0});
+          if (mm->run_with_bias(A, B, ConstOperand(c, ctx.input(2).data), dst_of(out))) return;
+        }
+        if (has_c) assign(dst_of(out), src_of(ctx.input(2)));  // broadcasts C to (M, N)
+        mm->run(A, B, dst_of(out), scale, has_c ? beta : 0.0f);
+      },
+      packed_inputs(packed));
 }
 
 }  // namespace geon::cpu

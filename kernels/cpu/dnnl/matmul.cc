@@ -18,6 +18,20 @@ std::shared_ptr<const DnnlPackedMatmul> packed_constant(const Graph& g, const No
   return DnnlPackedMatmul::pack(*v.data, transposed, alpha);
 }
 
+PlainB plain_b(const KernelContext& ctx, const DnnlPackedMatmul* packed) {
+  PlainB b;
+  b.data = ctx.input(1).data;
+  if (b.data || !packed || element_count(ctx.input(1).desc) == 0) return b;
+  b.unpacked = packed->unpack();
+  b.data = b.unpacked.data();
+  b.scaled = true;
+  return b;
+}
+
+std::vector<int> packed_inputs(const std::shared_ptr<const DnnlPackedMatmul>& packed) {
+  return packed ? std::vector<int>{1} : std::vector<int>{};
+}
+
 Reason supports_dnnl_matmul(const Graph& g, const Node& n) {
   for (int i = 0; i < 2; ++i)
     if (input_dtype(g, n, i) != DType::kFloat)
@@ -34,18 +48,21 @@ Reason supports_dnnl_matmul(const Graph& g, const Node& n) {
 std::unique_ptr<Kernel> create_dnnl_matmul(const Graph& g, const Node& n) {
   auto mm = std::make_shared<DnnlMatmul>();
   auto packed = packed_constant(g, n, 1, false, 1.0f);
-  return make_kernel([mm, packed](KernelContext& ctx) {
-    const MatmulViews v = matmul_views(ctx.input(0).desc, ctx.input(1).desc, "MatMul");
-    const TensorRef& out = ctx.output(0, v.out_shape);
-    const TensorDesc dst = v.dst(out.desc);
-    const TensorDesc &a = v.a, &b = v.b;
-    // The packed B stands in for input 1 only when the run's input is that matrix.
-    if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
-        packed->run(ConstOperand(a, ctx.input(0).data), Operand{dst, out.data}, nullptr, 0.0f))
-      return;
-    mm->run(ConstOperand(a, ctx.input(0).data), ConstOperand(b, ctx.input(1).data),
-            Operand{dst, out.data}, 1.0f, 0.0f);
-  });
+  return make_kernel(
+      [mm, packed](KernelContext& ctx) {
+        const MatmulViews v = matmul_views(ctx.input(0).desc, ctx.input(1).desc, "MatMul");
+        const TensorRef& out = ctx.output(0, v.out_shape);
+        const TensorDesc dst = v.dst(out.desc);
+        const TensorDesc &a = v.a, &b = v.b;
+        // The packed B stands in for input 1 only when the run's input is that matrix.
+        if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
+            packed->run(ConstOperand(a, ctx.input(0).data), Operand{dst, out.data}, nullptr, 0.0f))
+          return;
+        const PlainB plain = plain_b(ctx, packed.get());
+        mm->run(ConstOperand(a, ctx.input(0).data), ConstOperand(b, plain.data),
+                Operand{dst, out.data}, 1.0f, 0.0f);
+      },
+      packed_inputs(packed));
 }
 
 }  // namespace geon::cpu

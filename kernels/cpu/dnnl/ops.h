@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "kernels/cpu/common.h"
 
@@ -47,5 +48,16 @@ class DnnlPackedMatmul;
 // no feed can replace; else null. dnnl/matmul.cc.
 std::shared_ptr<const DnnlPackedMatmul> packed_constant(const Graph& g, const Node& n, int input,
                                                         bool transposed, float alpha);
+// What the kernel declares packed (Kernel::packed_inputs): B, input 1, when it was. matmul.cc.
+std::vector<int> packed_inputs(const std::shared_ptr<const DnnlPackedMatmul>& packed);
+// B's data for a run the packed product cannot take: the input's own, or, when its plain copy
+// was released, B unpacked from `packed` (then it holds alpha·B: `scaled`, and the run's alpha
+// is 1). matmul.cc.
+struct PlainB {
+  const void* data = nullptr;
+  bool scaled = false;
+  std::vector<float> unpacked;
+};
+PlainB plain_b(const KernelContext& ctx, const DnnlPackedMatmul* packed);
 
 }  // namespace geon::cpu

@@ -69,13 +69,19 @@ void* ptr(const void* base, const TensorDesc& d) {
   return const_cast<float*>(static_cast<const float*>(base) + d.offset);
 }
 
+// B as stored, seen as the (N, K, 1) weights: the strides carry the transposition.
+dnnl::memory::desc stored_md(int64_t k, int64_t n, bool transposed) {
+  return {dims_t{n, k, 1}, f32, transposed ? dims_t{k, 1, 1} : dims_t{1, n, 1}};
+}
+
 }  // namespace
 
 struct DnnlPackedMatmul::Impl {
   Dims shape;  // B as stored
   int64_t k = 0, n = 0;
+  bool transposed = false;
   dnnl::memory::desc weights;
-  std::vector<std::byte> storage;  // the packed weights (64-byte aligned within)
+  std::shared_ptr<Storage> storage;  // the packed weights
   // Made once: runs only read it, so every thread passes the same one and no run repeats the
   // zero padding of the blocked layout's tail.
   dnnl::memory weights_mem;
@@ -115,6 +121,7 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
     return nullptr;
   auto impl = std::make_unique<Impl>();
   impl->shape = b.desc.shape;
+  impl->transposed = transposed;
   impl->k = b.desc.shape[transposed ? 1 : 0];
   impl->n = b.desc.shape[transposed ? 0 : 1];
   const int64_t k = impl->k, n = impl->n;
@@ -122,9 +129,7 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
   const auto pd = conv_pd(kRepresentativeRows, k, n, {dims_t{n, k, 1}, f32, tag::any}, false, 0);
   if (!pd) return nullptr;
   impl->weights = pd->weights_desc();
-  // B as stored, seen as (N, K, 1) weights: the strides carry the transposition.
-  const dnnl::memory::desc plain(dims_t{n, k, 1}, f32,
-                                 transposed ? dims_t{k, 1, 1} : dims_t{1, n, 1});
+  const dnnl::memory::desc plain = stored_md(k, n, transposed);
   const float* src = reinterpret_cast<const float*>(b.bytes());
   std::vector<float> scaled;
   if (alpha != 1.0f) {  // alpha·A·B = A·(alpha·B): the scale is paid once, here
@@ -132,10 +137,12 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
     for (float& x : scaled) x *= alpha;
     src = scaled.data();
   }
-  constexpr size_t kAlign = 64;
-  impl->storage.resize(impl->weights.get_size() + kAlign);
-  const auto at = reinterpret_cast<uintptr_t>(impl->storage.data());
-  void* data = impl->storage.data() + (kAlign - at % kAlign) % kAlign;
+  // The reorder writes every element; only a blocked layout with padding is cleared first.
+  const size_t packed_bytes = impl->weights.get_size();
+  impl->storage = std::make_shared<Storage>(host_allocator(), packed_bytes);
+  void* data = impl->storage->data();
+  if (packed_bytes != static_cast<size_t>(k * n) * sizeof(float))
+    std::memset(data, 0, packed_bytes);
   try {
     dnnl::engine& engine = dnnl_engine();
     dnnl::memory from(plain, engine, const_cast<float*>(src));
@@ -147,6 +154,17 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
     return nullptr;
   }
   return std::shared_ptr<const DnnlPackedMatmul>(new DnnlPackedMatmul(std::move(impl)));
+}
+
+std::vector<float> DnnlPackedMatmul::unpack() const {
+  const Impl& p = *impl_;
+  std::vector<float> out(static_cast<size_t>(p.k * p.n));
+  dnnl::memory from = p.weights_mem;  // a handle on the same packed weights
+  dnnl::memory to(stored_md(p.k, p.n, p.transposed), dnnl_engine(), out.data());
+  dnnl::stream& s = dnnl_thread_stream();
+  dnnl::reorder(from, to).execute(s, from, to);
+  s.wait();
+  return out;
 }
 
 bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "core/engine/engine.h"
 #include "core/graph/tensor_data.h"
@@ -22,6 +23,10 @@ class DnnlPackedMatmul {
 
   // The shape of the B it was packed from, as stored (to check that a run's input is it).
   const Dims& packed_shape() const;
+  // alpha·B as stored (row-major, packed_shape()), unpacked from the packed weights: for a run
+  // that the packed product cannot take once B's plain copy was released
+  // (Kernel::packed_inputs). Slow; not for the common path.
+  std::vector<float> unpack() const;
   // dst = alpha·a·B (+ bias) (+ beta·dst): a (rows..., K) and dst (rows..., N) dense row-major
   // with equal leading dims; bias null or a dense vector of N. False, with nothing written,
   // when the views or oneDNN do not allow it (the caller takes the general path then).

@@ -255,6 +255,40 @@ std::unique_ptr<Kernel> in_place_on_dev(const Graph&, const Node&) {
   return std::make_unique<FnKernel>(F, kDev, InPlace);
 }
 
+// PackedMatMul: MatMul whose B, a constant, is copied when the kernel is made and declared
+// packed (Kernel::packed_inputs): compute() reads the copy and never input 1.
+class PackedMatMulKernel final : public Kernel {
+ public:
+  PackedMatMulKernel(const Graph& g, const Node& n) {
+    const TensorData& b = *g.values.at(n.inputs.at(1)).data;
+    b_.desc = b.desc;
+    b_.bytes.assign(b.bytes(), b.bytes() + dtype_bytes_for(b.desc.dtype, b.elements()));
+  }
+  std::span<const int> packed_inputs() const override { return kPacked; }
+  void compute(KernelContext& ctx) const override {
+    FakeInputs in{ctx.input(0), {b_.desc, const_cast<std::byte*>(b_.bytes.data()), Device{}}, ctx};
+    matmul(in);
+  }
+
+ private:
+  // ctx with input 1 replaced by the kernel's own copy.
+  struct FakeInputs final : KernelContext {
+    FakeInputs(TensorRef a, TensorRef b, KernelContext& ctx) : a_(a), b_(b), ctx_(ctx) {}
+    int num_inputs() const override { return 2; }
+    const TensorRef& input(int i) const override { return i == 0 ? a_ : b_; }
+    int num_outputs() const override { return 1; }
+    TensorRef& output(int i) override { return ctx_.output(i); }
+    TensorRef& output(int i, const Dims& shape) override { return ctx_.output(i, shape); }
+    TensorRef a_, b_;
+    KernelContext& ctx_;
+  };
+  static constexpr int kPacked[] = {1};
+  HostTensor b_;
+};
+std::unique_ptr<Kernel> packed_matmul_kernel(const Graph& g, const Node& n) {
+  return std::make_unique<PackedMatMulKernel>(g, n);
+}
+
 std::unique_ptr<Kernel> transpose_kernel(const Graph&, const Node&) {
   return std::make_unique<FakeViewKernel>(transpose_view, transpose_copy);
 }
@@ -274,6 +308,7 @@ constexpr KernelEntry kHostEntries[] = {
     {"", "Mul", 7, any, on_host<mul>},
     {"", "Relu", 6, any, on_host<relu>},
     {"", "MatMul", 1, any, on_host<matmul>},
+    {"", "PackedMatMul", 1, any, packed_matmul_kernel},
     {"", "Less", 9, any, on_host<less>},
     {"", "Identity", 1, any, on_host<identity>},
     {"", "Grow", 1, any, on_host<grow>},

@@ -1,5 +1,6 @@
 // Fakes for the executor tests: a graph builder with shaped values, naive kernels (Add, Mul,
-// Relu, MatMul, Less, Identity, a data-dependent Grow, a failing op, a planned-shape op; Neg,
+// Relu, MatMul, PackedMatMul (MatMul copying its constant B when made, declared packed), Less,
+// Identity, a data-dependent Grow, a failing op, a planned-shape op; Neg,
 // Sub, Reverse allowing in-place outputs; PoolSize reporting the engine pool; view kernels
 // Transpose and Flat, and TransposeCopy, the same Transpose as no view) in a host set
 // "test.host" and a device set "test.dev" on cuda:0 whose memory is really host memory (its
