@@ -1,8 +1,9 @@
 // geon.FusedMatMul on oneDNN (fused.md): Y = act(alpha·A·B + Bias + Z) with numpy MatMul batch
 // broadcasting. A constant 2-D B is prepacked once (as MatMul's is): the packed product adds
-// the bias and Z (copied into Y, a sum post-op) itself, and the activation follows as one
-// in-place oneDNN eltwise pass (an engine pass of Gelu made BERT-base's FFN1 1.6x slower), or
-// an engine pass where oneDNN has only reference code. Otherwise one matmul primitive does it
+// the bias and Z (copied into Y, a sum post-op) and applies the activation as an eltwise
+// post-op itself; where oneDNN has no such primitive the activation follows as one in-place
+// oneDNN eltwise pass (an engine pass of Gelu made BERT-base's FFN1 1.6x slower), or an engine
+// pass where oneDNN has only reference code. Otherwise one matmul primitive does it
 // all: Bias as its bias, Z by the sum post-op, the activation as eltwise post-ops (HardSigmoid
 // as linear + clip). Views oneDNN cannot take, or alpha with a bias, go the general way: the
 // product, then the engine.
@@ -201,8 +202,14 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
     if (has_bias) row = bias_row(ctx.input(2), out.desc.shape.back());
     if (!has_bias || row) {
       if (has_z) assign(dst_of(out), src_of(ctx.input(3)));
-      if (cfg.packed->run(ConstOperand(a_in, ctx.input(0).data), dst_of(out), row ? &*row : nullptr,
-                          has_z ? 1.0f : 0.0f)) {
+      const ConstOperand a_rows(a_in, ctx.input(0).data);
+      const ConstOperand* b = row ? &*row : nullptr;
+      const float beta = has_z ? 1.0f : 0.0f;
+      // The activation as a post-op of the product itself: Y is written once.
+      if (!cfg.post.eltwise.empty() &&
+          cfg.packed->run(a_rows, dst_of(out), b, beta, cfg.post.eltwise))
+        return;
+      if (cfg.packed->run(a_rows, dst_of(out), b, beta)) {
         if (!cfg.dnnl_act->apply(dst_of(out))) activate(cfg.act, dst_of(out));
         return;
       }

@@ -38,14 +38,16 @@ struct Entry {
 
 // The 1×1 convolution pd, or nullopt when oneDNN has none or only its reference code (which
 // accepts any layout and would be far slower than the general matmul path).
-std::optional<dnnl::convolution_forward::primitive_desc> conv_pd(int64_t rows, int64_t k, int64_t n,
-                                                                 const dnnl::memory::desc& weights,
-                                                                 bool bias, float beta) {
+std::optional<dnnl::convolution_forward::primitive_desc> conv_pd(
+    int64_t rows, int64_t k, int64_t n, const dnnl::memory::desc& weights, bool bias, float beta,
+    std::span<const MatmulPostOps::Eltwise> eltwise = {}) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  if (beta != 0.0f) {
+  if (beta != 0.0f || !eltwise.empty()) {
     dnnl::post_ops po;
-    po.append_sum(beta);
+    if (beta != 0.0f) po.append_sum(beta);
+    for (const MatmulPostOps::Eltwise& e : eltwise)
+      po.append_eltwise(1.0f, static_cast<dnnl::algorithm>(e.alg), e.alpha, e.beta);
     attr.set_post_ops(po);
   }
   try {
@@ -89,15 +91,21 @@ struct DnnlPackedMatmul::Impl {
   mutable std::mutex mu;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
 
-  std::shared_ptr<const Entry> primitive(int64_t rows, bool bias, float beta) const {
-    int32_t beta_bits;
-    std::memcpy(&beta_bits, &beta, 4);
-    std::vector<int64_t> key{rows, bias ? 1 : 0, beta_bits};
+  std::shared_ptr<const Entry> primitive(int64_t rows, bool bias, float beta,
+                                         std::span<const MatmulPostOps::Eltwise> post) const {
+    const auto bits = [](float f) {
+      int32_t b;
+      std::memcpy(&b, &f, 4);
+      return b;
+    };
+    std::vector<int64_t> key{rows, bias ? 1 : 0, bits(beta)};
+    for (const MatmulPostOps::Eltwise& e : post)
+      key.insert(key.end(), {static_cast<int64_t>(e.alg), bits(e.alpha), bits(e.beta)});
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     auto e = std::make_shared<Entry>();
-    if (auto pd = conv_pd(rows, k, n, weights, bias, beta)) {
+    if (auto pd = conv_pd(rows, k, n, weights, bias, beta, post)) {
       e->scratch = pd->scratchpad_desc();
       e->scratch_bytes = e->scratch.get_size();
       e->prim.emplace(*pd);
@@ -168,7 +176,7 @@ std::vector<float> DnnlPackedMatmul::unpack() const {
 }
 
 bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias,
-                           float beta) const {
+                           float beta, std::span<const MatmulPostOps::Eltwise> post) const {
   const Impl& p = *impl_;
   const int r = a.desc.rank();
   if (r < 1 || dst.desc.rank() != r || a.desc.shape[r - 1] != p.k || dst.desc.shape[r - 1] != p.n ||
@@ -180,7 +188,7 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
   if (bias && (element_count(bias->desc) != p.n || !is_contiguous(bias->desc))) return false;
   const int64_t rows = element_count(dst.desc) / p.n;
   if (rows == 0) return true;
-  const auto e = p.primitive(rows, bias != nullptr, beta);
+  const auto e = p.primitive(rows, bias != nullptr, beta, post);
   if (!e->prim) return false;
 
   dnnl::engine& engine = dnnl_engine();

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/engine/engine.h"
 #include "core/graph/tensor_data.h"
+#include "kernels/cpu/dnnl/matmul_core.h"
 
 namespace geon::cpu {
 
@@ -27,10 +29,12 @@ class DnnlPackedMatmul {
   // that the packed product cannot take once B's plain copy was released
   // (Kernel::packed_inputs). Slow; not for the common path.
   std::vector<float> unpack() const;
-  // dst = alpha·a·B (+ bias) (+ beta·dst): a (rows..., K) and dst (rows..., N) dense row-major
-  // with equal leading dims; bias null or a dense vector of N. False, with nothing written,
-  // when the views or oneDNN do not allow it (the caller takes the general path then).
-  bool run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias, float beta) const;
+  // dst = post(alpha·a·B (+ bias) (+ beta·dst)): a (rows..., K) and dst (rows..., N) dense
+  // row-major with equal leading dims; bias null or a dense vector of N; `post`, oneDNN eltwise
+  // post-ops (an activation) applied in the same pass. False, with nothing written, when the
+  // views or oneDNN do not allow it (the caller takes another path then).
+  bool run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias, float beta,
+           std::span<const MatmulPostOps::Eltwise> post = {}) const;
 
  private:
   struct Impl;
