@@ -9,6 +9,7 @@
 
 #include "core/base/error.h"
 
+#include "core/passes/absorb_attention_heads.h"
 #include "core/passes/fold_batchnorm.h"
 #include "core/passes/fold_constants.h"
 #include "core/passes/fuse_attention.h"
@@ -34,6 +35,7 @@ void run_passes(Graph& g, std::span<const KernelSet* const> sets, const PassOpti
   pass("fuse_conv", [&] { fuse_conv(g, sets); });
   // before fuse_matmul and fuse_elementwise take its pieces
   pass("fuse_attention", [&] { fuse_attention(g, sets); });
+  pass("absorb_attention_heads", [&] { absorb_attention_heads(g, sets); });
   pass("fuse_matmul", [&] { fuse_matmul(g, sets); });
   pass("fuse_elementwise", [&] { fuse_elementwise(g, sets); });
   if (channels_last_preferred(sets))  // on the fused graph
