@@ -4,6 +4,8 @@
 // packed weights descriptor fixed, so the one packed copy serves every row count.
 #include "kernels/cpu/dnnl/packed_matmul.h"
 
+#include <omp.h>
+
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -70,6 +72,18 @@ std::optional<dnnl::convolution_forward::primitive_desc> conv_pd(
 void* ptr(const void* base, const TensorDesc& d) {
   return const_cast<float*>(static_cast<const float*>(base) + d.offset);
 }
+
+// This thread's OpenMP team limited to itself while the object lives.
+class OneOmpThread {
+ public:
+  OneOmpThread() : threads_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~OneOmpThread() { omp_set_num_threads(threads_); }
+  OneOmpThread(const OneOmpThread&) = delete;
+  OneOmpThread& operator=(const OneOmpThread&) = delete;
+
+ private:
+  int threads_;
+};
 
 // B as stored, seen as the (N, K, 1) weights: the strides carry the transposition.
 dnnl::memory::desc stored_md(int64_t k, int64_t n, bool transposed) {
@@ -156,6 +170,10 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
     dnnl::memory from(plain, engine, const_cast<float*>(src));
     impl->weights_mem = dnnl::memory(impl->weights, engine, data);
     dnnl::stream& s = dnnl_thread_stream();
+    // On this thread alone: the reorder is a memory-bound copy, and a session packs its weights
+    // one after another, between them faulting in the next one's pages, where an OpenMP team
+    // would spin against that work.
+    const OneOmpThread one;
     dnnl::reorder(from, impl->weights_mem).execute(s, from, impl->weights_mem);
     s.wait();
   } catch (const dnnl::error&) {
