@@ -1,4 +1,6 @@
-// ThreadPool: generation-counted wake-ups so a worker never runs the same job twice.
+// ThreadPool: claims by compare-exchange on one state word, brief spinning, then a condition
+// variable for sleeping workers and for a caller whose last parts run elsewhere. (libstdc++ 12's
+// std::atomic wait/notify lost wake-ups here: a worker slept through the destructor's notify.)
 #include "core/engine/thread_pool.h"
 
 #include <cstdlib>
@@ -6,12 +8,35 @@
 
 #include "core/base/error.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define GEON_CPU_RELAX() _mm_pause()
+#else
+#define GEON_CPU_RELAX() std::this_thread::yield()
+#endif
+
 namespace geon {
+namespace {
+
+// About 20-50 us of pause instructions: longer than the gap between two nodes' jobs, short
+// enough not to hold a core that another process needs.
+constexpr int kSpins = 4000;
+
+thread_local bool t_in_part = false;
+
+constexpr uint64_t pack(uint32_t seq, uint32_t next, uint32_t parts) {
+  return (uint64_t{seq} << 32) | (uint64_t{next} << 16) | parts;
+}
+constexpr uint32_t seq_of(uint64_t s) { return static_cast<uint32_t>(s >> 32); }
+constexpr uint32_t next_of(uint64_t s) { return static_cast<uint32_t>(s >> 16) & 0xFFFF; }
+constexpr uint32_t parts_of(uint64_t s) { return static_cast<uint32_t>(s) & 0xFFFF; }
+
+}  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   require(threads >= 1, "ThreadPool: thread count must be >= 1, got " + std::to_string(threads));
   try {
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
   } catch (...) {
     // No destructor runs for a half-made pool: stop the started workers here, or destroying
     // their joinable std::threads calls std::terminate (out of memory or threads).
@@ -21,68 +46,100 @@ ThreadPool::ThreadPool(int threads) {
 }
 
 void ThreadPool::stop_and_join() noexcept {
-  {
-    std::lock_guard lock(m_);
-    stop_ = true;
-  }
-  wake_.notify_all();
+  stop_.store(true);
+  generation_.fetch_add(1);
+  wake(workers_cv_);
   for (auto& t : workers_) t.join();
+}
+
+// The store that a sleeper waits for is made (seq_cst) before this reads sleepers_, and a
+// sleeper counts itself (seq_cst, under sleep_mutex_) before it re-reads that value, so either
+// the sleeper sees the change or this sees the sleeper; taking the mutex then orders the notify
+// after the sleeper has started waiting.
+void ThreadPool::wake(std::condition_variable& cv) {
+  if (sleepers_.load() == 0) return;
+  { std::lock_guard lock(sleep_mutex_); }
+  cv.notify_all();
+}
+
+template <class Ready>
+void ThreadPool::sleep_until(std::condition_variable& cv, Ready ready) {
+  std::unique_lock lock(sleep_mutex_);
+  sleepers_.fetch_add(1);
+  while (!ready()) cv.wait(lock);
+  sleepers_.fetch_sub(1);
 }
 
 ThreadPool::~ThreadPool() { stop_and_join(); }
 
+void ThreadPool::work(uint32_t seq) {
+  uint64_t s = state_.load(std::memory_order_acquire);
+  for (;;) {
+    if (seq_of(s) != seq || next_of(s) >= parts_of(s)) return;
+    const uint32_t part = next_of(s);
+    if (!state_.compare_exchange_weak(s, pack(seq, part + 1, parts_of(s)),
+                                      std::memory_order_acq_rel, std::memory_order_acquire))
+      continue;
+    // The claim holds the job open (the caller waits for done_), so fn_ is still this job's.
+    t_in_part = true;
+    try {
+      (*fn_)(static_cast<int>(part));
+    } catch (...) {
+      std::lock_guard lock(error_mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+    t_in_part = false;
+    if (done_.fetch_add(1) + 1 == static_cast<int>(parts_of(s))) wake(caller_cv_);
+    s = state_.load(std::memory_order_acquire);
+  }
+}
+
+void ThreadPool::worker_loop() {
+  uint32_t seen = generation_.load(std::memory_order_acquire);
+  for (;;) {
+    int spins = 0;
+    uint32_t g;
+    // stop_ is read as well: a worker that starts after the destructor's bump reads the bumped
+    // generation as its first and would wait for another.
+    while ((g = generation_.load(std::memory_order_acquire)) == seen && !stop_.load()) {
+      if (++spins < kSpins)
+        GEON_CPU_RELAX();
+      else
+        sleep_until(workers_cv_, [&] { return generation_.load() != seen || stop_.load(); });
+    }
+    seen = g;
+    if (stop_.load()) return;
+    work(seq_of(state_.load(std::memory_order_acquire)));
+  }
+}
+
 void ThreadPool::run(int parts, const std::function<void(int)>& fn) {
-  require(parts >= 0 && parts <= size(), "ThreadPool::run: parts out of range");
-  if (parts <= 1 || workers_.empty()) {
+  require(parts >= 0 && parts <= kMaxParts, "ThreadPool::run: parts out of range");
+  std::unique_lock job(job_mutex_, std::defer_lock);
+  if (parts <= 1 || workers_.empty() || t_in_part || !job.try_lock()) {
     for (int p = 0; p < parts; ++p) fn(p);
     return;
   }
-  std::lock_guard job_lock(job_mutex_);
   ++parallel_jobs_;
-  {
-    std::lock_guard lock(m_);
-    job_ = &fn;
-    parts_ = parts;
-    pending_ = parts - 1;
-    error_ = nullptr;
-    ++generation_;
+  fn_ = &fn;
+  error_ = nullptr;
+  done_.store(0, std::memory_order_relaxed);
+  const uint32_t seq = seq_of(state_.load(std::memory_order_relaxed)) + 1;
+  state_.store(pack(seq, 0, static_cast<uint32_t>(parts)), std::memory_order_release);
+  generation_.fetch_add(1);
+  wake(workers_cv_);  // a system call only when some worker sleeps
+  work(seq);
+  // Every part is claimed; wait for those still running on workers.
+  int spins = 0;
+  for (int d = done_.load(std::memory_order_acquire); d != parts;
+       d = done_.load(std::memory_order_acquire)) {
+    if (++spins < kSpins)
+      GEON_CPU_RELAX();
+    else
+      sleep_until(caller_cv_, [&] { return done_.load() == parts; });
   }
-  wake_.notify_all();
-  std::exception_ptr mine;
-  try {
-    fn(0);
-  } catch (...) {
-    mine = std::current_exception();
-  }
-  std::unique_lock lock(m_);
-  done_.wait(lock, [this] { return pending_ == 0; });
-  job_ = nullptr;
-  if (mine) std::rethrow_exception(mine);
+  fn_ = nullptr;
   if (error_) std::rethrow_exception(error_);
-}
-
-void ThreadPool::worker_loop(int index) {
-  unsigned seen = 0;
-  for (;;) {
-    const std::function<void(int)>* job;
-    {
-      std::unique_lock lock(m_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
-      if (index >= parts_) continue;
-      job = job_;
-    }
-    std::exception_ptr err;
-    try {
-      (*job)(index);
-    } catch (...) {
-      err = std::current_exception();
-    }
-    std::lock_guard lock(m_);
-    if (err && !error_) error_ = err;
-    if (--pending_ == 0) done_.notify_one();
-  }
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // output_padding and output_shape, so dst = (in - 1) * stride + eff_kernel - begin - end.
 #include "kernels/cpu/conv_params.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "core/base/error.h"
@@ -40,6 +41,68 @@ Dims per_dim(const std::vector<int64_t>& v, size_t n, int64_t fill, const char* 
 }
 
 }  // namespace
+
+Dims channels_last_strides(const Dims& shape) {
+  const int r = static_cast<int>(shape.size());
+  Dims st(r);
+  int64_t acc = 1;
+  st[1] = acc;
+  acc *= std::max<int64_t>(shape[1], 1);
+  for (int i = r - 1; i >= 2; --i) {
+    st[i] = acc;
+    acc *= std::max<int64_t>(shape[i], 1);
+  }
+  st[0] = acc;
+  return st;
+}
+
+TensorDesc channels_last(DType t, const Dims& shape) {
+  TensorDesc d;
+  d.dtype = t;
+  d.shape = shape;
+  d.strides = channels_last_strides(shape);
+  return d;
+}
+
+bool is_channels_last(const TensorDesc& d) {
+  const Dims st = channels_last_strides(d.shape);
+  for (int i = 0; i < d.rank(); ++i)
+    if (d.shape[i] > 1 && d.strides[i] != st[i]) return false;
+  return true;
+}
+
+bool shares_memory(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db) {
+  const ByteSpan sa = byte_span(da), sb = byte_span(db);
+  if (sa.begin >= sa.end || sb.begin >= sb.end) return false;
+  const auto* pa = static_cast<const std::byte*>(a);
+  const auto* pb = static_cast<const std::byte*>(b);
+  return pa + sa.begin < pb + sb.end && pb + sb.begin < pa + sa.end;
+}
+
+ConvBlock conv_block(const ConvGeometry& geo, const Dims& x, bool by_image, int64_t first,
+                     int64_t last) {
+  ConvBlock b;
+  b.geo = geo;
+  b.dim = by_image ? 0 : 2;
+  b.y_first = first;
+  b.y_count = last - first;
+  b.geo.dst_shape[b.dim] = b.y_count;
+  if (by_image) {
+    b.x_first = first;
+    b.x_count = last - first;
+    return b;
+  }
+  // Output rows [first, last) read rows [lo, hi) of the padded input.
+  const int64_t span = (geo.kernel[0] - 1) * geo.dilations[0] + 1;
+  const int64_t lo = first * geo.strides[0] - geo.pad_begin[0];
+  const int64_t hi = (last - 1) * geo.strides[0] - geo.pad_begin[0] + span;
+  const int64_t in_lo = std::max<int64_t>(lo, 0), in_hi = std::min(hi, x[2]);
+  b.geo.pad_begin[0] = in_lo - lo;
+  b.geo.pad_end[0] = hi - in_hi;
+  b.x_first = in_lo;
+  b.x_count = in_hi - in_lo;
+  return b;
+}
 
 Reason read_conv_attrs(const Node& n, bool transpose, ConvAttrs* out) {
   ConvAttrs a;

@@ -22,6 +22,14 @@ struct ConvAttrs {
   std::vector<int64_t> output_padding, output_shape;  // ConvTranspose only
 };
 
+// Dense channels-last strides for (N, C, D1...): C fastest, then the spatial dims in order.
+Dims channels_last_strides(const Dims& shape);
+TensorDesc channels_last(DType t, const Dims& shape);
+// Whether a view is dense channels-last (strides of length-1 dims do not matter).
+bool is_channels_last(const TensorDesc& d);
+// Whether the bytes two views can touch overlap (empty views touch nothing).
+bool shares_memory(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db);
+
 // Reads and checks the attributes; a reason when they are malformed.
 Reason read_conv_attrs(const Node& n, bool transpose, ConvAttrs* out);
 
@@ -37,6 +45,18 @@ struct ConvGeometry {
 // The geometry for X and W of these shapes; throws geon::Error (naming `op`) when they do
 // not fit together.
 ConvGeometry conv_geometry(const ConvAttrs& a, const Dims& x, const Dims& w, const std::string& op);
+
+// One block of a (forward) convolution's output, for splitting it across threads: images
+// [first, last) when by_image, else output rows [first, last) of the first spatial dim, with
+// the input it reads (the same range of images, or input rows [x_first, x_first + x_count) of
+// that dim) and the block's own geometry (its output length and the pads it still needs).
+struct ConvBlock {
+  int dim = 0;  // the dim of X and Y the block narrows: 0 (images) or 2 (rows)
+  int64_t x_first = 0, x_count = 0, y_first = 0, y_count = 0;
+  ConvGeometry geo;
+};
+ConvBlock conv_block(const ConvGeometry& geo, const Dims& x, bool by_image, int64_t first,
+                     int64_t last);
 
 // The activation of geon.FusedConv (and geon.FusedMatMul): Y = act(...).
 enum class ActivationKind {

@@ -67,8 +67,7 @@ TEST(SessionCreationFaults, CnnFailsCleanlyAtEveryAllocation) {
   every_creation_fault(fault_models()[2], 1, Cache::kOn);
 }
 
-// A session with a pool of its own starts threads: a failure after some have started must
-// stop them, not std::terminate on a joinable thread.
+// A session with a pool of its own (3 intra-op threads) fails cleanly at every allocation too.
 TEST(SessionCreationFaults, SessionThreadPoolFailsCleanlyAtEveryAllocation) {
   every_creation_fault(fault_models()[0], 3, Cache::kOff);
 }

@@ -16,6 +16,7 @@
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl/layout.h"
 #include "kernels/cpu/dnnl/runtime.h"
+#include "kernels/cpu/native/direct_conv.h"
 
 namespace geon::cpu {
 namespace {
@@ -24,6 +25,8 @@ using dims_t = dnnl::memory::dims;
 using tag = dnnl::memory::format_tag;
 constexpr auto f32 = dnnl::memory::data_type::f32;
 constexpr size_t kMaxCachedPrimitives = 256;
+// Convolutions below this many multiply-adds a part are not worth another thread.
+constexpr double kMinMacsPerPart = 1 << 17;
 
 std::atomic<int64_t> g_layout_copies{0};
 std::atomic<int64_t> g_reference_primitives{0};
@@ -229,6 +232,9 @@ struct DnnlConv::Impl {
   // The constant weights, packed (null when W comes per run).
   Dims packed_w_shape;
   std::shared_ptr<const PackedWeights> packed;
+  // geon's own convolution for the constant weights where it is faster (then not packed for
+  // oneDNN too: a run it cannot take reorders W from the input instead).
+  std::unique_ptr<const DirectConv> direct;
 
   mutable std::mutex mu;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
@@ -267,6 +273,9 @@ struct DnnlConv::Impl {
     // oneDNN picks the implementation and its work split for the OpenMP thread count at
     // creation (dnnl_match_thread_count() set it for this run): one primitive per count.
     key.push_back(omp_get_max_threads());
+    // Blocks of one run (run_geometry's split) differ in their pads, not only in X.
+    key.insert(key.end(), geo.pad_begin.begin(), geo.pad_begin.end());
+    key.insert(key.end(), geo.pad_end.begin(), geo.pad_end.end());
     TensorDesc wv;
     std::optional<dnnl::memory::desc> w_user;
     if (!pk) {
@@ -302,9 +311,32 @@ struct DnnlConv::Impl {
     return e;
   }
 
-  // dst = act(conv + bias + z) for a geometry whose pads oneDNN takes.
-  void run_geometry(const ConvGeometry& geo, const ConstOperand& x_in, const ConstOperand& w_in,
-                    const ConstOperand* bias_in, const ConstOperand* z, const Operand& dst) const {
+  // dst = act(conv + bias + z) for a geometry whose pads oneDNN takes, split across the pool:
+  // by images when there are several, else (Conv only) by rows of the first spatial dim, each
+  // block with the input rows it reads and the pads it still needs.
+  void run_geometry(const ConvGeometry& geo, const ConstOperand& x, const ConstOperand& w,
+                    const ConstOperand* bias, const ConstOperand* z, const Operand& dst) const {
+    const Dims& ds = geo.dst_shape;
+    double macs = static_cast<double>(element_count(ds)) *
+                  static_cast<double>(element_count(w.desc.shape)) / std::max<int64_t>(ds[1], 1);
+    if (o.attrs.transpose) macs = 0;  // one block: its pads do not split this way
+    const bool by_image = ds[0] > 1;
+    const int64_t items = by_image ? ds[0] : ds[2];
+    const int parts = dnnl_parts(items, macs, kMinMacsPerPart);
+    dnnl_parallel(items, parts, [&](int64_t first, int64_t last) {
+      if (first == 0 && last == items) return run_block(geo, x, w, bias, z, dst);
+      const ConvBlock b = conv_block(geo, x.desc.shape, by_image, first, last);
+      const ConstOperand xb(narrow(x.desc, b.dim, b.x_first, b.x_count), x.data);
+      const Operand db{narrow(dst.desc, b.dim, b.y_first, b.y_count), dst.data};
+      std::optional<ConstOperand> zb;
+      if (z) zb = ConstOperand(narrow(z->desc, b.dim, b.y_first, b.y_count), z->data);
+      run_block(b.geo, xb, w, bias, zb ? &*zb : nullptr, db);
+    });
+  }
+
+  // run_geometry's work for one block, on this thread.
+  void run_block(const ConvGeometry& geo, const ConstOperand& x_in, const ConstOperand& w_in,
+                 const ConstOperand* bias_in, const ConstOperand* z, const Operand& dst) const {
     const ConstOperand w = use_packed(w_in.desc.shape) ? w_in : readable(w_in, 2);
     dnnl_match_thread_count();  // before the primitive is chosen, which depends on it
     const auto e = primitive(geo, x_in.desc.shape, w.desc, bias_in != nullptr);
@@ -400,6 +432,9 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
   x[0] = x[0] < 0 ? 1 : x[0];
   x[1] = p.o.attrs.transpose ? w[0] : w[1] * p.o.attrs.group;
   for (size_t i = 2; i < x.size(); ++i) x[i] = x[i] < 1 ? 32 : x[i];
+  p.packed_w_shape = w;
+  p.direct = DirectConv::make(p.o.attrs, p.o.activation, *weights);
+  if (p.direct) return;
   try {
     const ConvGeometry geo = conv_geometry(p.o.attrs, x, w, p.o.op);
     if (element_count(geo.dst_shape) == 0) return;
@@ -414,7 +449,6 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
     dnnl::memory from(*strided_md(wv), dnnl_engine(), at(weights->bytes(), weights->desc));
     run_reorder(dnnl::reorder(from, packed->mem), from, packed->mem);
     p.packed = std::move(packed);
-    p.packed_w_shape = w;
   } catch (const std::bad_alloc&) {
     throw;  // out of memory fails the session, with its node named, rather than going unseen
   } catch (const std::exception&) {
@@ -425,7 +459,7 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
 
 DnnlConv::~DnnlConv() = default;
 
-bool DnnlConv::prepacked() const { return static_cast<bool>(impl_->packed); }
+bool DnnlConv::prepacked() const { return impl_->packed || impl_->direct; }
 
 ConvGeometry DnnlConv::geometry(const Dims& x, const Dims& w) const {
   return conv_geometry(impl_->o.attrs, x, w, impl_->o.op);
@@ -446,6 +480,7 @@ void DnnlConv::run(const ConstOperand& x, const ConstOperand& w, const ConstOper
   if (element_count(dst.desc) == 0) return;
   if (element_count(x.desc) == 0 || element_count(w.desc) == 0)
     fail(ErrorCode::kNotSupported, op + ": empty channels or spatial dims with a non-empty output");
+  if (p.direct && w.desc.shape == p.packed_w_shape && p.direct->run(geo, x, bias, z, dst)) return;
 
   // ConvTranspose whose output reaches past the footprint of the input (output_shape,
   // output_padding): oneDNN takes no negative begin pad and no end pad of -stride or less, so

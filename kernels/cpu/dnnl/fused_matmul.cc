@@ -104,14 +104,20 @@ class DnnlActivation {
     if (ops_.empty() || y.desc.dtype != DType::kFloat || !is_contiguous(y.desc)) return false;
     const int64_t count = element_count(y.desc);
     if (count == 0) return true;
-    const std::shared_ptr<const Entry> e = entry(count);
-    if (e->prims.empty()) return false;
-    dnnl::memory m(e->md, dnnl_engine(), static_cast<float*>(y.data) + y.desc.offset);
-    dnnl_match_thread_count();
-    dnnl::stream& s = dnnl_thread_stream();
-    for (const dnnl::eltwise_forward& p : e->prims)
-      p.execute(s, {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
-    s.wait();
+    // Blocks across the pool; equal blocks have at most two lengths, checked before any runs.
+    const int parts = dnnl_parts(count, static_cast<double>(count), 1 << 15);
+    for (const int64_t n : {count / parts, (count + parts - 1) / parts})
+      if (n > 0 && entry(n)->prims.empty()) return false;
+    float* base = static_cast<float*>(y.data) + y.desc.offset;
+    dnnl_parallel(count, parts, [&](int64_t first, int64_t last) {
+      const std::shared_ptr<const Entry> e = entry(last - first);
+      dnnl::memory m(e->md, dnnl_engine(), base + first);
+      dnnl_match_thread_count();
+      dnnl::stream& s = dnnl_thread_stream();
+      for (const dnnl::eltwise_forward& p : e->prims)
+        p.execute(s, {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
+      s.wait();
+    });
     return true;
   }
 
@@ -167,10 +173,55 @@ struct Config {
   std::shared_ptr<const DnnlActivation> dnnl_act;  // act by oneDNN, on the packed path
   MatmulPostOps post;                              // eltwise part; sum is set per call
   std::shared_ptr<const DnnlPackedMatmul> packed;  // alpha·B for a constant 2-D B, or null
+  std::optional<cpu::Activation> fusable;          // act in conv_params' terms, where it has them
 };
 
+// Y with the packed B, when the run's input 1 is that matrix and A (rank >= 2) fits it; the
+// output is `out`, already taken with A's leading dims and N. False: the general path.
+bool run_packed(const Config& cfg, KernelContext& ctx, const TensorRef& out, bool has_bias,
+                bool has_z) {
+  std::optional<ConstOperand> row;
+  if (has_bias) {
+    row = bias_row(ctx.input(2), out.desc.shape.back());
+    if (!row) return false;
+  }
+  if (has_z) assign(dst_of(out), src_of(ctx.input(3)));
+  const ConstOperand a_rows = src_of(ctx.input(0));
+  const ConstOperand* b = row ? &*row : nullptr;
+  const float beta = has_z ? 1.0f : 0.0f;
+  // The activation inside the product (oneDNN's post-ops, or the epilogue of geon's own small
+  // product): Y is written once.
+  const cpu::Activation* fusable = cfg.fusable ? &*cfg.fusable : nullptr;
+  if (cfg.packed->run(a_rows, dst_of(out), b, beta, cfg.post.eltwise, fusable)) return true;
+  if (cfg.post.eltwise.empty() || !cfg.packed->run(a_rows, dst_of(out), b, beta)) return false;
+  if (!cfg.dnnl_act->apply(dst_of(out))) activate(cfg.act, dst_of(out));
+  return true;
+}
+
 void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
-  TensorDesc a = ctx.input(0).desc, b = ctx.input(1).desc;
+  const bool has_bias = ctx.num_inputs() > 2 && ctx.input(2).present();
+  const bool has_z = ctx.num_inputs() > 3 && ctx.input(3).present();
+  const auto check_z = [&](const Dims& out_shape) {
+    if (has_z && ctx.input(3).desc.shape != out_shape)
+      fail(ErrorCode::kInvalidArgument,
+           "FusedMatMul: Z " + to_string(ctx.input(3).desc) + " is not the output's shape");
+  };
+  // The packed path first, before any view is worked out: small products are dominated by
+  // what runs around them.
+  const TensorRef* out = nullptr;
+  const TensorDesc& a_in = ctx.input(0).desc;
+  if (cfg.packed && a_in.rank() >= 2 && ctx.input(1).desc.shape == cfg.packed->packed_shape()) {
+    const Dims& b_shape = cfg.packed->packed_shape();
+    if (a_in.shape.back() == b_shape[cfg.trans_b ? 1 : 0]) {
+      Dims shape = a_in.shape;
+      shape.back() = b_shape[cfg.trans_b ? 0 : 1];
+      check_z(shape);
+      out = &ctx.output(0, shape);
+      if (run_packed(cfg, ctx, *out, has_bias, has_z)) return;
+    }
+  }
+
+  TensorDesc a = a_in, b = ctx.input(1).desc;
   if (cfg.trans_b) {
     require(b.rank() >= 2, "FusedMatMul: trans_b needs a matrix B");
     std::vector<int64_t> perm(static_cast<size_t>(b.rank()));
@@ -183,38 +234,13 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
   b = v.b;
   const bool a_vec = v.a_vec, b_vec = v.b_vec;
   const int rank = v.rank;
-  const TensorRef& out = ctx.output(0, v.out_shape);
-  const TensorDesc dst = v.dst(out.desc);
+  if (!out) {
+    check_z(v.out_shape);
+    out = &ctx.output(0, v.out_shape);
+  }
+  const TensorDesc dst = v.dst(out->desc);
   const ConstOperand A(a, ctx.input(0).data);
-  const Operand Y{dst, out.data};
-  const bool has_bias = ctx.num_inputs() > 2 && ctx.input(2).present();
-  const bool has_z = ctx.num_inputs() > 3 && ctx.input(3).present();
-  if (has_z) {
-    require(ctx.input(3).desc.shape == out.desc.shape,
-            "FusedMatMul: Z " + to_string(ctx.input(3).desc) + " is not the output's shape");
-  }
-
-  // The packed B stands in for input 1 only when the run's input is that matrix.
-  const TensorDesc& a_in = ctx.input(0).desc;
-  if (cfg.packed && ctx.input(1).desc.shape == cfg.packed->packed_shape() && a_in.rank() >= 2 &&
-      a_in.rank() == out.desc.rank()) {
-    std::optional<ConstOperand> row;
-    if (has_bias) row = bias_row(ctx.input(2), out.desc.shape.back());
-    if (!has_bias || row) {
-      if (has_z) assign(dst_of(out), src_of(ctx.input(3)));
-      const ConstOperand a_rows(a_in, ctx.input(0).data);
-      const ConstOperand* b = row ? &*row : nullptr;
-      const float beta = has_z ? 1.0f : 0.0f;
-      // The activation as a post-op of the product itself: Y is written once.
-      if (!cfg.post.eltwise.empty() &&
-          cfg.packed->run(a_rows, dst_of(out), b, beta, cfg.post.eltwise))
-        return;
-      if (cfg.packed->run(a_rows, dst_of(out), b, beta)) {
-        if (!cfg.dnnl_act->apply(dst_of(out))) activate(cfg.act, dst_of(out));
-        return;
-      }
-    }
-  }
+  const Operand Y{dst, out->data};
 
   const PlainB plain = plain_b(ctx, cfg.packed.get());
   const ConstOperand B(b, plain.data);
@@ -227,14 +253,14 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
   if ((!has_bias || bias) && (alpha == 1.0f || !has_bias)) {
     MatmulPostOps post = cfg.post;
     post.sum = has_z;
-    if (has_z) assign(dst_of(out), src_of(ctx.input(3)));
+    if (has_z) assign(dst_of(*out), src_of(ctx.input(3)));
     if (mm.run_fused(A, B, bias ? &*bias : nullptr, Y, alpha, post)) return;
   }
   // General path: the product, then each addend, then the activation.
   mm.run(A, B, Y, alpha, 0.0f);
-  if (has_bias) binary("add", dst_of(out), dst_of(out), src_of(ctx.input(2)));
-  if (has_z) binary("add", dst_of(out), dst_of(out), src_of(ctx.input(3)));
-  activate(cfg.act, dst_of(out));
+  if (has_bias) binary("add", dst_of(*out), dst_of(*out), src_of(ctx.input(2)));
+  if (has_z) binary("add", dst_of(*out), dst_of(*out), src_of(ctx.input(3)));
+  activate(cfg.act, dst_of(*out));
 }
 
 }  // namespace
@@ -264,11 +290,12 @@ std::unique_ptr<Kernel> create_dnnl_fused_matmul(const Graph& g, const Node& n) 
   Config cfg;
   cfg.trans_b = attr_int(n, "trans_b", 0) != 0;
   cfg.alpha = attr_float(n, "alpha", 1.0f);
-  const Activation act = passes::read_activation(n);
+  const passes::Activation act = passes::read_activation(n);
   cfg.act = engine_activation(act);
   cfg.post.eltwise = eltwise_of(act);
   cfg.dnnl_act = std::make_shared<const DnnlActivation>(cfg.post.eltwise);
   cfg.packed = packed_constant(g, n, 1, cfg.trans_b, cfg.alpha);
+  if (cpu::Activation a; !read_activation(n, &a)) cfg.fusable = a;
   return make_kernel([mm, cfg](KernelContext& ctx) { compute(*mm, cfg, ctx); },
                      packed_inputs(cfg.packed));
 }

@@ -29,35 +29,6 @@ std::optional<dnnl::memory::data_type> dnnl_dtype(DType t) {
   }
 }
 
-Dims channels_last_strides(const Dims& shape) {
-  const int r = static_cast<int>(shape.size());
-  Dims st(r);
-  int64_t acc = 1;
-  st[1] = acc;
-  acc *= std::max<int64_t>(shape[1], 1);
-  for (int i = r - 1; i >= 2; --i) {
-    st[i] = acc;
-    acc *= std::max<int64_t>(shape[i], 1);
-  }
-  st[0] = acc;
-  return st;
-}
-
-TensorDesc channels_last(DType t, const Dims& shape) {
-  TensorDesc d;
-  d.dtype = t;
-  d.shape = shape;
-  d.strides = channels_last_strides(shape);
-  return d;
-}
-
-bool is_channels_last(const TensorDesc& d) {
-  const Dims st = channels_last_strides(d.shape);
-  for (int i = 0; i < d.rank(); ++i)
-    if (d.shape[i] > 1 && d.strides[i] != st[i]) return false;
-  return true;
-}
-
 std::optional<dnnl::memory::desc> strided_md(const TensorDesc& d) {
   const auto t = dnnl_dtype(d.dtype);
   if (!t) return std::nullopt;
@@ -82,14 +53,6 @@ dnnl::memory::desc channels_last_md(DType t, const Dims& shape) {
 void* first_element(const void* base, const TensorDesc& d) {
   const auto* p = static_cast<const std::byte*>(base) + dtype_bytes_for(d.dtype, d.offset);
   return const_cast<std::byte*>(p);
-}
-
-bool shares_memory(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db) {
-  const ByteSpan sa = byte_span(da), sb = byte_span(db);
-  if (sa.begin >= sa.end || sb.begin >= sb.end) return false;
-  const auto* pa = static_cast<const std::byte*>(a);
-  const auto* pb = static_cast<const std::byte*>(b);
-  return pa + sa.begin < pb + sb.end && pb + sb.begin < pa + sa.end;
 }
 
 struct LayoutCopier::Reorder {

@@ -13,17 +13,13 @@
 #include <vector>
 
 #include "core/engine/engine.h"
+#include "kernels/cpu/conv_params.h"  // channels-last descriptions, shares_memory
 
 namespace geon::cpu {
 
 // oneDNN's type for f32, s32, s8 and u8; nullopt for the others.
 std::optional<dnnl::memory::data_type> dnnl_dtype(DType t);
 
-// Dense channels-last strides for (N, C, D1...): C fastest, then the spatial dims in order.
-Dims channels_last_strides(const Dims& shape);
-TensorDesc channels_last(DType t, const Dims& shape);
-// Whether a view is dense channels-last (strides of length-1 dims do not matter).
-bool is_channels_last(const TensorDesc& d);
 // A view as a oneDNN descriptor (length-1 dims get the stride a dense layout would give them);
 // nullopt for a dtype oneDNN lacks or a zero or negative stride.
 std::optional<dnnl::memory::desc> strided_md(const TensorDesc& d);
@@ -36,8 +32,6 @@ dnnl::memory::desc channels_last_md(DType t, const Dims& shape);
 
 // The address of a view's first element.
 void* first_element(const void* base, const TensorDesc& d);
-// Whether the bytes two views can touch overlap (empty views touch nothing).
-bool shares_memory(const void* a, const TensorDesc& da, const void* b, const TensorDesc& db);
 
 // to = from for views of one shape and dtype in any layouts: a oneDNN reorder made once per
 // pair of layouts (several times faster than the engine's strided assign), the engine's assign

@@ -78,14 +78,16 @@ TensorDesc lift(TensorDesc d, int rank) {
 }
 
 MatmulViews matmul_views(TensorDesc a, TensorDesc b, std::string_view op) {
-  require(a.rank() >= 1 && b.rank() >= 1, std::string(op) + ": scalar operands");
+  if (a.rank() < 1 || b.rank() < 1)
+    fail(ErrorCode::kInvalidArgument, std::string(op) + ": scalar operands");
   MatmulViews v;
   v.a_vec = a.rank() == 1;
   v.b_vec = b.rank() == 1;
   if (v.a_vec) a = unsqueeze(a, std::vector<int64_t>{0});
   if (v.b_vec) b = unsqueeze(b, std::vector<int64_t>{1});
-  require(a.shape.back() == b.shape[b.rank() - 2],
-          std::string(op) + ": inner dims differ: " + to_string(a) + " and " + to_string(b));
+  if (a.shape.back() != b.shape[b.rank() - 2])
+    fail(ErrorCode::kInvalidArgument,
+         std::string(op) + ": inner dims differ: " + to_string(a) + " and " + to_string(b));
   v.rank = std::max(a.rank(), b.rank());
   v.a = lift(a, v.rank);
   v.b = lift(b, v.rank);
@@ -191,7 +193,53 @@ void execute(const Entry& e, const void* a, const void* b, void* c, const void* 
            "oneDNN matmul: execution failed");
 }
 
+// Products below this many multiply-adds a part are not worth another thread.
+constexpr double kMinMacsPerPart = 1 << 16;
+
+// One block of a split product: the operand views narrowed to it.
+struct Block {
+  TensorDesc a, b, c, bias;
+};
+
 }  // namespace
+
+// dst = alpha·a·b (+ bias) (+ beta·dst) (+ post), split across the pool by rows of dst (by its
+// columns when it has one row), each block one primitive call on its thread. The blocks'
+// primitives are made before anything runs; false when one cannot be (the caller takes
+// another path), and nothing is written.
+bool DnnlMatmul::run_split(const ConstOperand& a, const ConstOperand& b, const ConstOperand* bias,
+                           const Operand& dst, float alpha, float beta,
+                           const MatmulPostOps* post) const {
+  const int r = dst.desc.rank();
+  const int axis = dst.desc.shape[r - 2] > 1 ? r - 2 : r - 1;
+  const int64_t items = dst.desc.shape[axis];
+  const double macs = static_cast<double>(element_count(dst.desc)) * a.desc.shape[r - 1];
+  const int parts = dnnl_parts(items, macs, kMinMacsPerPart);
+  const auto block = [&](int64_t first, int64_t count) {
+    Block k{a.desc, b.desc, dst.desc, bias ? bias->desc : TensorDesc{}};
+    if (count == items) return k;
+    if (axis == r - 2)
+      k.a = narrow(a.desc, axis, first, count);
+    else
+      k.b = narrow(b.desc, axis, first, count);
+    k.c = narrow(dst.desc, axis, first, count);
+    if (bias && bias->desc.shape[axis] > 1) k.bias = narrow(bias->desc, axis, first, count);
+    return k;
+  };
+  const auto entry = [&](const Block& k) {
+    return impl_->primitive(k.a, k.b, k.c, bias ? &k.bias : nullptr, alpha, beta, post);
+  };
+  // Equal blocks give at most two lengths: the first block has the shorter.
+  for (const int64_t count : {items / parts, (items + parts - 1) / parts})
+    if (count > 0 && !entry(block(0, count))->prim) return false;
+  dnnl_parallel(items, parts, [&](int64_t first, int64_t last) {
+    const Block k = block(first, last - first);
+    const auto e = entry(k);
+    execute(*e, at(a.data, k.a), at(b.data, k.b), at(dst.data, k.c),
+            bias ? at(bias->base(), k.bias) : nullptr);
+  });
+  return true;
+}
 
 DnnlMatmul::DnnlMatmul() : impl_(std::make_unique<Impl>()) {}
 DnnlMatmul::~DnnlMatmul() = default;
@@ -228,8 +276,7 @@ void DnnlMatmul::run(const ConstOperand& a_in, const ConstOperand& b_in, const O
     if (beta != 0.0f) assign(Operand{dd.desc, dd.data.data()}, ConstOperand(dst_in));
     dst = Operand{dd.desc, dd.data.data()};
   }
-  const auto e = impl_->primitive(a.desc, b.desc, dst.desc, nullptr, alpha, beta);
-  execute(*e, at(a.data, a.desc), at(b.data, b.desc), at(dst.data, dst.desc), nullptr);
+  run_split(a, b, nullptr, dst, alpha, beta, nullptr);  // throws when oneDNN has no primitive
   if (!dst_direct) assign(dst_in, ConstOperand(dst));
 }
 
@@ -248,11 +295,7 @@ bool DnnlMatmul::run_with_bias(const ConstOperand& a, const ConstOperand& b,
     if (bias.desc.shape[i] != 1 && bias.desc.shape[i] != dst.desc.shape[i]) return false;
     if (bias.desc.shape[i] > 1 && bias.desc.strides[i] <= 0) return false;
   }
-  const auto e = impl_->primitive(a.desc, b.desc, dst.desc, &bias.desc, 1.0f, 0.0f);
-  if (!e->prim) return false;
-  execute(*e, at(a.data, a.desc), at(b.data, b.desc), at(dst.data, dst.desc),
-          at(bias.base(), bias.desc));
-  return true;
+  return run_split(a, b, &bias, dst, 1.0f, 0.0f, nullptr);
 }
 
 bool DnnlMatmul::run_fused(const ConstOperand& a, const ConstOperand& b, const ConstOperand* bias,
@@ -270,12 +313,7 @@ bool DnnlMatmul::run_fused(const ConstOperand& a, const ConstOperand& b, const C
       if (bias->desc.shape[i] > 1 && bias->desc.strides[i] <= 0) return false;
     }
   }
-  const auto e =
-      impl_->primitive(a.desc, b.desc, dst.desc, bias ? &bias->desc : nullptr, alpha, 0.0f, &post);
-  if (!e->prim) return false;
-  execute(*e, at(a.data, a.desc), at(b.data, b.desc), at(dst.data, dst.desc),
-          bias ? at(bias->base(), bias->desc) : nullptr);
-  return true;
+  return run_split(a, b, bias, dst, alpha, 0.0f, &post);
 }
 
 }  // namespace geon::cpu

@@ -63,6 +63,8 @@ class DnnlMatmul {
                  const Operand& dst, float alpha, const MatmulPostOps& post) const;
 
  private:
+  bool run_split(const ConstOperand& a, const ConstOperand& b, const ConstOperand* bias,
+                 const Operand& dst, float alpha, float beta, const MatmulPostOps* post) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -97,29 +97,29 @@ void run_layer_norm(const LnSetup& s, KernelContext& ctx) {
     const bool shift = ctx.num_inputs() > 2 && ctx.input(2).present();
     const float* bp = shift ? dense_float(ctx.input(2), tail, bs) : nullptr;
 
-    const auto p = s.cache->get(rows, n, shift, stats);
-    dnnl::engine& engine = dnnl_engine();
-    auto mem = [&](const dnnl::memory::desc& md, const void* at) {
-      return dnnl::memory(md, engine, const_cast<void*>(at));
-    };
-    std::vector<dnnl::memory> held;
-    held.reserve(6);
-    std::array<dnnl_exec_arg_t, 6> args{};
-    int count = 0;
-    auto add = [&](int arg, const dnnl::memory::desc& md, const void* at) {
-      held.push_back(mem(md, at));
-      args[count++] = {arg, held.back().get()};
-    };
-    add(DNNL_ARG_SRC, p->data, xp);
-    add(DNNL_ARG_DST, p->data, yp);
-    add(DNNL_ARG_SCALE, p->param, sp);
-    if (shift) add(DNNL_ARG_SHIFT, p->param, bp);
-    if (stats) {
-      add(DNNL_ARG_MEAN, p->stat, mean.data());
-      add(DNNL_ARG_VARIANCE, p->stat, var.data());
-    }
-    dnnl_run(p->prim, std::span(args.data(), count), p->scratch, p->scratch_bytes,
-             "oneDNN layer normalization: execution failed");
+    // Blocks of rows across the pool, each one primitive call on its thread.
+    dnnl_parallel(rows, dnnl_parts(rows, double(rows) * n, 1 << 14), [&](int64_t f, int64_t l) {
+      const auto p = s.cache->get(l - f, n, shift, stats);
+      dnnl::engine& engine = dnnl_engine();
+      std::array<dnnl::memory, 6> held;
+      std::array<dnnl_exec_arg_t, 6> args{};
+      int count = 0;
+      auto add = [&](int arg, const dnnl::memory::desc& md, const void* at) {
+        held[count] = dnnl::memory(md, engine, const_cast<void*>(at));
+        args[count] = {arg, held[count].get()};
+        ++count;
+      };
+      add(DNNL_ARG_SRC, p->data, xp + f * n);
+      add(DNNL_ARG_DST, p->data, yp + f * n);
+      add(DNNL_ARG_SCALE, p->param, sp);
+      if (shift) add(DNNL_ARG_SHIFT, p->param, bp);
+      if (stats) {
+        add(DNNL_ARG_MEAN, p->stat, mean.data() + f);
+        add(DNNL_ARG_VARIANCE, p->stat, var.data() + f);
+      }
+      dnnl_run(p->prim, std::span(args.data(), count), p->scratch, p->scratch_bytes,
+               "oneDNN layer normalization: execution failed");
+    });
     if (!direct) assign(dst_of(y), ConstOperand(row_major(DType::kFloat, shape), ys.data()));
   } else if (n == 0) {
     std::fill(mean.begin(), mean.end(), std::nanf(""));

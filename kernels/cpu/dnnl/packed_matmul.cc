@@ -6,6 +6,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -16,6 +17,7 @@
 
 #include "core/base/error.h"
 #include "kernels/cpu/dnnl/runtime.h"
+#include "kernels/cpu/native/packed_gemm.h"
 
 namespace geon::cpu {
 namespace {
@@ -27,6 +29,8 @@ constexpr auto f32 = dnnl::memory::data_type::f32;
 // The row count the layout is chosen for; the 1×1 kernels' weights layout does not depend on it.
 constexpr int64_t kRepresentativeRows = 64;
 constexpr size_t kMaxCachedPrimitives = 256;
+// Products below this many multiply-adds a part are not worth another thread.
+constexpr int64_t kMinMacsPerPart = int64_t{1} << 16;
 
 dnnl::memory::desc src_md(int64_t rows, int64_t k) { return {dims_t{1, k, rows}, f32, tag::nwc}; }
 dnnl::memory::desc dst_md(int64_t rows, int64_t n) { return {dims_t{1, n, rows}, f32, tag::nwc}; }
@@ -69,10 +73,6 @@ std::optional<dnnl::convolution_forward::primitive_desc> conv_pd(
   }
 }
 
-void* ptr(const void* base, const TensorDesc& d) {
-  return const_cast<float*>(static_cast<const float*>(base) + d.offset);
-}
-
 // This thread's OpenMP team limited to itself while the object lives.
 class OneOmpThread {
  public:
@@ -101,6 +101,7 @@ struct DnnlPackedMatmul::Impl {
   // Made once: runs only read it, so every thread passes the same one and no run repeats the
   // zero padding of the blocked layout's tail.
   dnnl::memory weights_mem;
+  std::unique_ptr<const PackedGemm> small;  // geon's own packing for small products, or null
 
   mutable std::mutex mu;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
@@ -179,6 +180,7 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
   } catch (const dnnl::error&) {
     return nullptr;
   }
+  impl->small = PackedGemm::pack(b, transposed, alpha);
   return std::shared_ptr<const DnnlPackedMatmul>(new DnnlPackedMatmul(std::move(impl)));
 }
 
@@ -194,8 +196,18 @@ std::vector<float> DnnlPackedMatmul::unpack() const {
 }
 
 bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias,
-                           float beta, std::span<const MatmulPostOps::Eltwise> post) const {
+                           float beta, std::span<const MatmulPostOps::Eltwise> post,
+                           const Activation* act) const {
   const Impl& p = *impl_;
+  // Small products on geon's own kernel, when it can apply the activation too.
+  const bool fusable = post.empty() || (act && PackedGemm::fuses(*act));
+  if (p.small && fusable && (beta == 0.0f || beta == 1.0f) &&
+      p.small->worth_it(element_count(dst.desc) / p.n)) {
+    const ConstOperand z(dst);  // beta 1: what dst holds is added, read in place
+    if (p.small->run(a, dst, bias, beta != 0.0f ? &z : nullptr,
+                     post.empty() || !act ? Activation{} : *act))
+      return true;
+  }
   const int r = a.desc.rank();
   if (r < 1 || dst.desc.rank() != r || a.desc.shape[r - 1] != p.k || dst.desc.shape[r - 1] != p.n ||
       a.desc.dtype != DType::kFloat || dst.desc.dtype != DType::kFloat)
@@ -206,23 +218,34 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
   if (bias && (element_count(bias->desc) != p.n || !is_contiguous(bias->desc))) return false;
   const int64_t rows = element_count(dst.desc) / p.n;
   if (rows == 0) return true;
-  const auto e = p.primitive(rows, bias != nullptr, beta, post);
-  if (!e->prim) return false;
+  // Blocks of rows across the pool, each one primitive call on its thread. A split gives at most
+  // two row counts; both must have a primitive before anything is written.
+  const int parts = dnnl_parts(rows, double(rows) * p.k * p.n, kMinMacsPerPart);
+  for (const int64_t count : {rows / parts, (rows + parts - 1) / parts})
+    if (count > 0 && !p.primitive(count, bias != nullptr, beta, post)->prim) return false;
 
-  dnnl::engine& engine = dnnl_engine();
-  dnnl::memory am(src_md(rows, p.k), engine, ptr(a.data, a.desc));
-  dnnl::memory dm(dst_md(rows, p.n), engine, ptr(dst.data, dst.desc));
-  std::optional<dnnl::memory> biasm;
-  // The C entry point takes the arguments as an array: no map is built per call.
-  dnnl_exec_arg_t args[5] = {
-      {DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, p.weights_mem.get()}, {DNNL_ARG_DST, dm.get()}};
-  int count = 3;
-  if (bias) {
-    biasm.emplace(dnnl::memory::desc({p.n}, f32, tag::a), engine, ptr(bias->base(), bias->desc));
-    args[count++] = {DNNL_ARG_BIAS, biasm->get()};
-  }
-  dnnl_run(*e->prim, std::span(args, count), e->scratch, e->scratch_bytes,
-           "oneDNN prepacked matmul: execution failed");
+  const float* a0 = static_cast<const float*>(a.data) + a.desc.offset;
+  float* d0 = static_cast<float*>(dst.data) + dst.desc.offset;
+  const float* b0 = bias ? static_cast<const float*>(bias->base()) + bias->desc.offset : nullptr;
+  dnnl_parallel(rows, parts, [&](int64_t first, int64_t last) {
+    const int64_t count = last - first;
+    const auto e = p.primitive(count, bias != nullptr, beta, post);
+    dnnl::engine& engine = dnnl_engine();
+    dnnl::memory am(src_md(count, p.k), engine, const_cast<float*>(a0 + first * p.k));
+    dnnl::memory dm(dst_md(count, p.n), engine, d0 + first * p.n);
+    std::optional<dnnl::memory> biasm;
+    // The C entry point takes the arguments as an array: no map is built per call.
+    dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, am.get()},
+                               {DNNL_ARG_WEIGHTS, p.weights_mem.get()},
+                               {DNNL_ARG_DST, dm.get()}};
+    int n = 3;
+    if (bias) {
+      biasm.emplace(dnnl::memory::desc({p.n}, f32, tag::a), engine, const_cast<float*>(b0));
+      args[n++] = {DNNL_ARG_BIAS, biasm->get()};
+    }
+    dnnl_run(*e->prim, std::span(args, n), e->scratch, e->scratch_bytes,
+             "oneDNN prepacked matmul: execution failed");
+  });
   return true;
 }
 

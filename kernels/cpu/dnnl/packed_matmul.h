@@ -3,6 +3,8 @@
 // 1×1 convolution over M positions is the same product with prepacked weights and is faster,
 // most for small N). The rows of A vary per run: a primitive per row count is cached, each
 // made for the one packed weights layout, with per-thread scratchpads (runs concurrently).
+// Small products, where oneDNN's cost per call dominates, run on geon's own PackedGemm
+// (kernels/cpu/native) where the machine prefers it, with the activation fused.
 #pragma once
 
 #include <memory>
@@ -11,6 +13,7 @@
 
 #include "core/engine/engine.h"
 #include "core/graph/tensor_data.h"
+#include "kernels/cpu/conv_params.h"
 #include "kernels/cpu/dnnl/matmul_core.h"
 
 namespace geon::cpu {
@@ -29,12 +32,15 @@ class DnnlPackedMatmul {
   // that the packed product cannot take once B's plain copy was released
   // (Kernel::packed_inputs). Slow; not for the common path.
   std::vector<float> unpack() const;
-  // dst = post(alpha·a·B (+ bias) (+ beta·dst)): a (rows..., K) and dst (rows..., N) dense
-  // row-major with equal leading dims; bias null or a dense vector of N; `post`, oneDNN eltwise
-  // post-ops (an activation) applied in the same pass. False, with nothing written, when the
-  // views or oneDNN do not allow it (the caller takes another path then).
+  // dst = act(alpha·a·B (+ bias) (+ beta·dst)): a (rows..., K) and dst (rows..., N) dense
+  // row-major with equal leading dims; bias null or a dense vector of N; `post`, the activation
+  // as oneDNN eltwise post-ops applied in the same pass, and `act`, the same activation in
+  // conv_params' terms where it has them (null: it has none), which geon's own small product
+  // fuses instead. False, with nothing written, when the views or oneDNN do not allow it (the
+  // caller takes another path then).
   bool run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias, float beta,
-           std::span<const MatmulPostOps::Eltwise> post = {}) const;
+           std::span<const MatmulPostOps::Eltwise> post = {},
+           const Activation* act = nullptr) const;
 
  private:
   struct Impl;

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "core/base/error.h"
+#include "core/desc/views.h"
 #include "kernels/cpu/dnnl/ops.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/generic/ops.h"
@@ -153,7 +154,24 @@ class DnnlPool {
       e = primitive(xd, yd, g);
       if (!e->prim) return false;
     }
-    execute(*e, at(xp, xd), at(yp, yd));
+    // Images across the pool (several images only: one image is a single call), each block
+    // one primitive call on its thread; equal blocks have at most two batch lengths.
+    const int64_t images = xd.shape[0];
+    const int parts = dnnl_parts(images, double(element_count(xd)), 1 << 16);
+    std::shared_ptr<const Entry> blocks[2];
+    for (int i = 0; i < 2; ++i) {
+      const int64_t count = i ? (images + parts - 1) / parts : images / parts;
+      if (count == 0 || count == images) continue;
+      TensorDesc bx = narrow(xd, 0, 0, count), by = narrow(yd, 0, 0, count);
+      blocks[i] = primitive(bx, by, g);
+      if (!blocks[i]->prim) return false;
+    }
+    dnnl_parallel(images, parts, [&](int64_t first, int64_t last) {
+      if (last - first == images) return execute(*e, at(xp, xd), at(yp, yd));
+      const TensorDesc bx = narrow(xd, 0, first, last - first),
+                       by = narrow(yd, 0, first, last - first);
+      execute(*primitive(bx, by, g), at(xp, bx), at(yp, by));
+    });
     if (!ys.empty()) assign(dst_of(y), ConstOperand(yd, ys.data()));
     return true;
   }

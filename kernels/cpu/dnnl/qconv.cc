@@ -42,6 +42,8 @@ namespace {
 
 using dims_t = dnnl::memory::dims;
 constexpr size_t kMaxCachedPrimitives = 64;
+// Convolutions below this many multiply-adds a part are not worth another thread.
+constexpr double kMinMacsPerPart = 1 << 17;
 // Inputs (fuse_qdq.h).
 enum : int {
   kX,
@@ -230,7 +232,7 @@ struct Packed {
   std::vector<std::byte> storage;
 };
 
-// A primitive for one X shape and thread count.
+// A primitive for one X shape, pads and thread count.
 struct Entry {
   dnnl::primitive prim;
   dnnl::memory::desc scratch;
@@ -290,7 +292,7 @@ class QConvKernel : public Kernel {
     if (element_count(dst.desc) == 0) return;
     if (element_count(x.desc) == 0)
       fail(ErrorCode::kNotSupported, p_.op + ": empty input channels or spatial dims");
-    const std::shared_ptr<const Entry> e = primitive(geo, x.desc.shape);
+    const std::shared_ptr<const Entry> whole = primitive(geo, x.desc.shape);
 
     // src: read in place when dense channels-last, else copied into that layout.
     ConstOperand src = x;
@@ -318,24 +320,44 @@ class QConvKernel : public Kernel {
         copier_.copy(work, *z);
       }
     }
-    dnnl::engine& engine = dnnl_engine();
-    dnnl::memory sm(channels_last_md(DType::kUInt8, src.desc.shape), engine,
-                    first_element(src.data, src.desc));
-    dnnl::memory dm(channels_last_md(p_.y_type, work.desc.shape), engine,
-                    first_element(work.data, work.desc));
-    dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, sm.get()},
-                               {DNNL_ARG_WEIGHTS, e->weights->mem.get()},
-                               {DNNL_ARG_DST, dm.get()}};
-    int count = 3;
-    std::optional<dnnl::memory> bm;
-    if (!p_.bias.empty()) {
-      bm.emplace(dnnl::memory::desc({static_cast<int64_t>(p_.bias.size())},
-                                    dnnl::memory::data_type::f32, dnnl::memory::format_tag::a),
-                 engine, const_cast<float*>(p_.bias.data()));
-      args[count++] = {DNNL_ARG_BIAS, bm->get()};
-    }
-    dnnl_run(e->prim, std::span(args, count), e->scratch, e->scratch_bytes,
-             p_.op + ": oneDNN execution failed");
+    // Blocks of images (or of output rows, for one image) across the pool, each one primitive
+    // call on its thread.
+    const bool by_image = geo.dst_shape[0] > 1;
+    const int64_t items = by_image ? geo.dst_shape[0] : geo.dst_shape[2];
+    const double macs = static_cast<double>(element_count(geo.dst_shape)) *
+                        static_cast<double>(element_count(p_.w_shape) / p_.w_shape[0]);
+    const int parts = by_image || !p_.gemm ? dnnl_parts(items, macs, kMinMacsPerPart) : 1;
+    dnnl_parallel(items, parts, [&](int64_t first, int64_t last) {
+      ConstOperand xb = src;
+      Operand wb = work;
+      ConvGeometry g = geo;
+      if (last - first < items) {
+        const ConvBlock b = conv_block(geo, src.desc.shape, by_image, first, last);
+        xb.desc = narrow(src.desc, b.dim, b.x_first, b.x_count);
+        wb.desc = narrow(work.desc, b.dim, b.y_first, b.y_count);
+        g = b.geo;
+      }
+      const std::shared_ptr<const Entry> e =
+          last - first < items ? primitive(g, xb.desc.shape) : whole;
+      dnnl::engine& engine = dnnl_engine();
+      dnnl::memory sm(channels_last_md(DType::kUInt8, xb.desc.shape), engine,
+                      first_element(xb.data, xb.desc));
+      dnnl::memory dm(channels_last_md(p_.y_type, wb.desc.shape), engine,
+                      first_element(wb.data, wb.desc));
+      dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, sm.get()},
+                                 {DNNL_ARG_WEIGHTS, e->weights->mem.get()},
+                                 {DNNL_ARG_DST, dm.get()}};
+      int count = 3;
+      std::optional<dnnl::memory> bm;
+      if (!p_.bias.empty()) {
+        bm.emplace(dnnl::memory::desc({static_cast<int64_t>(p_.bias.size())},
+                                      dnnl::memory::data_type::f32, dnnl::memory::format_tag::a),
+                   engine, const_cast<float*>(p_.bias.data()));
+        args[count++] = {DNNL_ARG_BIAS, bm->get()};
+      }
+      dnnl_run(e->prim, std::span(args, count), e->scratch, e->scratch_bytes,
+               p_.op + ": oneDNN execution failed");
+    });
     if (work.data != dst.data) {
       copier_.copy(dst, ConstOperand(work));
       g_layout_copies.fetch_add(1, std::memory_order_relaxed);
@@ -373,6 +395,9 @@ class QConvKernel : public Kernel {
     dnnl_match_thread_count();  // oneDNN picks its implementation for this thread count
     std::vector<int64_t> key(x.begin(), x.end());
     key.push_back(omp_get_max_threads());
+    // Blocks of one run (compute's split) differ in their pads, not only in X.
+    key.insert(key.end(), geo.pad_begin.begin(), geo.pad_begin.end());
+    key.insert(key.end(), geo.pad_end.begin(), geo.pad_end.end());
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = cache_.find(key); it != cache_.end()) return it->second;
     const Dims& w = p_.w_shape;

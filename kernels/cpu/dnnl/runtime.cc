@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -28,9 +29,27 @@ dnnl::stream& dnnl_thread_stream() {
 }
 
 void dnnl_match_thread_count() {
-  // Debian's oneDNN runs on OpenMP, whose thread count is a per-thread setting.
-  const int want = default_thread_pool().size();
-  if (omp_get_max_threads() != want) omp_set_num_threads(want);
+  if (omp_get_max_threads() != 1) omp_set_num_threads(1);
+}
+
+void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64_t)>& body) {
+  if (n <= 0) return;
+  parts = static_cast<int>(std::clamp<int64_t>(parts, 1, n));
+  if (parts == 1) {
+    body(0, n);
+    return;
+  }
+  default_thread_pool().run(parts, [&](int p) { body(n * p / parts, n * (p + 1) / parts); });
+}
+
+int dnnl_parts(int64_t items, double work, double grain) {
+  const double by_work = std::floor(work / std::max(grain, 1.0));
+  // Up to 2 parts a thread: the pool hands them out one at a time, so a thread the OS runs late
+  // (another process on its core) leaves some of its share to the others; more parts cost more
+  // primitive calls than that saves on small layers.
+  const int64_t most = std::min<int64_t>(items, 2 * default_thread_pool().size());
+  return static_cast<int>(
+      std::clamp<double>(by_work, 1.0, static_cast<double>(std::max<int64_t>(most, 1))));
 }
 
 void* dnnl_thread_scratchpad(size_t bytes) {

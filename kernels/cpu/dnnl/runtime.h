@@ -1,9 +1,14 @@
 // What every cpu.dnnl primitive runs on: one CPU engine for the process, and a stream and a
 // scratchpad per thread. Primitives are made with the user-managed scratchpad mode, so one
 // primitive may run on several threads at once as long as each brings its own scratch memory.
+// oneDNN itself runs single-threaded (Debian's is built on OpenMP, whose teams would fight the
+// session's pool for the cores): kernels split their work across the pool with
+// dnnl_parallel, each part one primitive call on its thread.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <span>
 #include <string_view>
@@ -14,10 +19,15 @@ namespace geon::cpu {
 dnnl::engine& dnnl_engine();
 // This thread's stream, created on first use and never shared.
 dnnl::stream& dnnl_thread_stream();
-// Caps the OpenMP threads oneDNN uses for calls from this thread at the engine pool this thread
-// sees (the session's intra_op_threads inside a run, else the process default), so a session
-// asked for N threads does not run oneDNN on every core. Cheap when nothing changes.
+// Makes oneDNN's calls from this thread single-threaded (OpenMP's thread count is a per-thread
+// setting). Cheap when nothing changes.
 void dnnl_match_thread_count();
+// Runs body(first, last) over [0, n) in `parts` contiguous parts of equal size (+-1) across the
+// pool this thread sees (the session's); one part runs on this thread alone.
+void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64_t)>& body);
+// How many parts `work` units of work are worth on the pool this thread sees, `grain` units a
+// part at least, one per item and two per thread at most.
+int dnnl_parts(int64_t items, double work, double grain);
 // This thread's scratch memory, at least `bytes` long and 64-byte aligned; valid until the
 // thread's next call.
 void* dnnl_thread_scratchpad(size_t bytes);

@@ -1,0 +1,14 @@
+// Which of geon's own vector kernels (kernels/cpu/native) this machine runs. They are written
+// for AVX2 + FMA and used where they beat oneDNN 2.6's: on CPUs without AVX-512, whose
+// AVX-512 convolutions oneDNN already runs near the machine's peak.
+#pragma once
+
+namespace geon::cpu {
+
+// The CPU executes AVX2 and FMA instructions (what the kernels themselves need; tests ask this).
+bool cpu_has_avx2_fma();
+// The kernel sets use the native kernels where they apply: AVX2 + FMA without AVX-512, unless
+// GEON_NATIVE_KERNELS=0 in the environment (a diagnostic switch, to compare with oneDNN).
+bool native_kernels_preferred();
+
+}  // namespace geon::cpu

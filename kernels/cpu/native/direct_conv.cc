@@ -1,0 +1,199 @@
+// DirectConv: packing, the padded input and the split of the tiles across the pool.
+#include "kernels/cpu/native/direct_conv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/engine/thread_pool.h"
+#include "kernels/cpu/native/conv_tiles.h"
+#include "kernels/cpu/native/cpu_isa.h"
+
+namespace geon::cpu {
+namespace {
+
+using native::kTileChannels;
+using native::TileActivation;
+
+// Work items per thread below which one more thread costs more than it saves.
+constexpr int64_t kMinItemsPerPart = 16;
+
+std::optional<TileActivation> tile_activation(const Activation& a) {
+  switch (a.kind) {
+    case ActivationKind::kNone:
+      return TileActivation::kNone;
+    case ActivationKind::kRelu:
+      return TileActivation::kRelu;
+    case ActivationKind::kLeakyRelu:
+      return TileActivation::kLeakyRelu;
+    case ActivationKind::kClip:
+      return TileActivation::kClip;
+    default:
+      return std::nullopt;
+  }
+}
+
+// A 64-byte aligned float buffer of this thread, at least n floats; valid until the thread's
+// next call with the same slot (0: padded input, 1: padded bias).
+float* thread_floats(int slot, int64_t n) {
+  thread_local std::vector<float> buffers[2];
+  std::vector<float>& b = buffers[slot];
+  if (static_cast<int64_t>(b.size()) < n + 16) b.resize(n + 16);
+  const auto addr = reinterpret_cast<uintptr_t>(b.data());
+  return b.data() + ((64 - addr % 64) % 64) / sizeof(float);
+}
+
+}  // namespace
+
+struct DirectConv::Impl {
+  int64_t k = 0, c = 0, kh = 0, kw = 0;
+  TileActivation act = TileActivation::kNone;
+  float alpha = 0, beta = 0;
+  std::vector<float> packed;  // [block][r][s][c][16], 64-byte aligned from `offset`
+  size_t offset = 0;
+
+  const float* weights() const { return packed.data() + offset; }
+};
+
+DirectConv::DirectConv(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DirectConv::~DirectConv() = default;
+
+std::unique_ptr<const DirectConv> DirectConv::make(const ConvAttrs& attrs, const Activation& act,
+                                                   const TensorData& weights) {
+  if (!native_kernels_preferred()) return nullptr;
+  const Dims& w = weights.desc.shape;
+  if (w.size() == 4 && w[2] == 1 && w[3] == 1) return nullptr;  // oneDNN's 1x1 is as fast
+  return make_for_test(attrs, act, weights);
+}
+
+std::unique_ptr<const DirectConv> DirectConv::make_for_test(const ConvAttrs& attrs,
+                                                            const Activation& act,
+                                                            const TensorData& weights) {
+  const TensorDesc& wd = weights.desc;
+  const std::optional<TileActivation> ta = tile_activation(act);
+  if (!cpu_has_avx2_fma() || attrs.transpose || attrs.group != 1 || !ta ||
+      wd.dtype != DType::kFloat || wd.rank() != 4 || !weights.bytes() || !is_contiguous(wd) ||
+      element_count(wd) == 0)
+    return nullptr;
+  auto p = std::make_unique<Impl>();
+  p->k = wd.shape[0];
+  p->c = wd.shape[1];
+  p->kh = wd.shape[2];
+  p->kw = wd.shape[3];
+  p->act = *ta;
+  p->alpha = act.alpha;
+  p->beta = act.beta;
+  const int64_t blocks = (p->k + kTileChannels - 1) / kTileChannels;
+  const int64_t taps = p->kh * p->kw;
+  p->packed.assign(static_cast<size_t>(blocks * taps * p->c * kTileChannels) + 16, 0.0f);
+  const auto addr = reinterpret_cast<uintptr_t>(p->packed.data());
+  p->offset = ((64 - addr % 64) % 64) / sizeof(float);
+  float* out = p->packed.data() + p->offset;
+  const float* src = reinterpret_cast<const float*>(weights.bytes()) + wd.offset;
+  // W (K, C, R, S) -> [block][r][s][c][16]
+  for (int64_t b = 0; b < blocks; ++b)
+    for (int64_t t = 0; t < taps; ++t)
+      for (int64_t ci = 0; ci < p->c; ++ci)
+        for (int64_t j = 0; j < kTileChannels; ++j) {
+          const int64_t ko = b * kTileChannels + j;
+          *out++ = ko < p->k ? src[(ko * p->c + ci) * taps + t] : 0.0f;
+        }
+  return std::unique_ptr<const DirectConv>(new DirectConv(std::move(p)));
+}
+
+bool DirectConv::run(const ConvGeometry& geo, const ConstOperand& x, const ConstOperand* bias,
+                     const ConstOperand* z, const Operand& dst) const {
+  const Impl& p = *impl_;
+  const Dims& xs = x.desc.shape;
+  if (geo.spatial() != 2 || xs.size() != 4 || xs[1] != p.c || geo.dst_shape[1] != p.k ||
+      geo.kernel[0] != p.kh || geo.kernel[1] != p.kw)
+    return false;
+  for (int i = 0; i < 2; ++i)
+    if (geo.pad_begin[i] < 0 || geo.pad_end[i] < 0) return false;
+  const bool dtypes_ok = x.desc.dtype == DType::kFloat && dst.desc.dtype == DType::kFloat &&
+                         (!bias || bias->desc.dtype == DType::kFloat) &&
+                         (!z || z->desc.dtype == DType::kFloat);
+  if (!dtypes_ok || !is_channels_last(x.desc) || !is_channels_last(dst.desc)) return false;
+  const bool z_in_place = z && z->data == dst.data && z->desc == dst.desc;
+  if (z && !z_in_place &&
+      (!is_channels_last(z->desc) || shares_memory(z->data, z->desc, dst.data, dst.desc)))
+    return false;
+  const bool padded = geo.pad_begin[0] || geo.pad_begin[1] || geo.pad_end[0] || geo.pad_end[1];
+  if (!padded && shares_memory(x.data, x.desc, dst.data, dst.desc)) return false;
+
+  ThreadPool& pool = default_thread_pool();
+  const int64_t n = xs[0], c = p.c, h = xs[2], w = xs[3];
+  const int64_t hp = h + geo.pad_begin[0] + geo.pad_end[0];
+  const int64_t wp = w + geo.pad_begin[1] + geo.pad_end[1];
+  const float* xin = static_cast<const float*>(x.data) + x.desc.offset;
+  const float* xpad = xin;
+  if (padded) {
+    // Zeros around a copy of x, rows spread over the pool.
+    float* buf = thread_floats(0, n * hp * wp * c);
+    const int64_t rows = n * hp;
+    const int parts = static_cast<int>(std::clamp<int64_t>(rows / 8, 1, pool.size()));
+    pool.run(parts, [&](int part) {
+      for (int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
+        const int64_t img = r / hp, y = r % hp - geo.pad_begin[0];
+        float* row = buf + r * wp * c;
+        if (y < 0 || y >= h) {
+          std::memset(row, 0, sizeof(float) * wp * c);
+          continue;
+        }
+        std::memset(row, 0, sizeof(float) * geo.pad_begin[1] * c);
+        std::memcpy(row + geo.pad_begin[1] * c, xin + (img * h + y) * w * c, sizeof(float) * w * c);
+        std::memset(row + (geo.pad_begin[1] + w) * c, 0, sizeof(float) * geo.pad_end[1] * c);
+      }
+    });
+    xpad = buf;
+  }
+  const int64_t blocks = (p.k + kTileChannels - 1) / kTileChannels;
+  float* padded_bias = thread_floats(1, blocks * kTileChannels);
+  std::fill(padded_bias, padded_bias + blocks * kTileChannels, 0.0f);
+  if (bias) {
+    const float* b = static_cast<const float*>(bias->data) + bias->desc.offset;
+    const int64_t step = bias->desc.rank() == 1 ? bias->desc.strides[0] : 1;
+    for (int64_t i = 0; i < p.k; ++i) padded_bias[i] = b[i * step];
+  }
+
+  std::vector<int64_t> taps;
+  taps.reserve(static_cast<size_t>(p.kh * p.kw));
+  for (int64_t r = 0; r < p.kh; ++r)
+    for (int64_t s = 0; s < p.kw; ++s)
+      taps.push_back((r * geo.dilations[0] * wp + s * geo.dilations[1]) * c);
+  native::ConvTiles job;
+  job.x = xpad;
+  job.x_image = hp * wp * c;
+  job.x_row = wp * c;
+  job.channels = c;
+  job.stride_h = geo.strides[0];
+  job.stride_w = geo.strides[1];
+  job.taps = taps.data();
+  job.taps_count = static_cast<int>(taps.size());
+  job.weights = p.weights();
+  job.bias = padded_bias;
+  job.y = static_cast<float*>(dst.data) + dst.desc.offset;
+  job.z = z ? static_cast<const float*>(z->data) + z->desc.offset : nullptr;
+  job.batch = n;
+  job.out_h = geo.dst_shape[2];
+  job.out_w = geo.dst_shape[3];
+  job.k = p.k;
+  job.activation = p.act;
+  job.alpha = p.alpha;
+  job.beta = p.beta;
+  const int64_t items = job.blocks() * job.tiles();
+  // More parts than threads: the pool hands them out one at a time, so a thread the OS runs
+  // late leaves its share to the others.
+  const int parts =
+      static_cast<int>(std::clamp<int64_t>(items / kMinItemsPerPart, 1, 4 * pool.size()));
+  if (parts == 1) {  // no std::function, no parallel region: small products are all overhead
+    native::run_conv_tiles_avx2(job, 0, items);
+    return true;
+  }
+  pool.run(parts, [&](int part) {
+    native::run_conv_tiles_avx2(job, items * part / parts, items * (part + 1) / parts);
+  });
+  return true;
+}
+
+}  // namespace geon::cpu

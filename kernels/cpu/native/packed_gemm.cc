@@ -1,0 +1,145 @@
+// PackedGemm: B into 16-column blocks, runs as 1-tap ConvTiles over the rows of A.
+#include "kernels/cpu/native/packed_gemm.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/engine/thread_pool.h"
+#include "kernels/cpu/native/conv_tiles.h"
+#include "kernels/cpu/native/cpu_isa.h"
+
+namespace geon::cpu {
+namespace {
+
+using native::kTileChannels;
+
+// Products up to this many multiply-adds run here (about 20-40 us of work: oneDNN's fixed
+// cost per call is a few us and its activation pass another); larger ones go to oneDNN, whose
+// blocking keeps big A and B in cache better.
+constexpr int64_t kMaxMacs = int64_t{1} << 22;
+// A packed B above this many floats is not worth keeping beside oneDNN's.
+constexpr int64_t kMaxPackedFloats = int64_t{1} << 20;
+constexpr int64_t kMinItemsPerPart = 16;
+
+std::optional<native::TileActivation> tile_activation(const Activation& a) {
+  switch (a.kind) {
+    case ActivationKind::kNone:
+      return native::TileActivation::kNone;
+    case ActivationKind::kRelu:
+      return native::TileActivation::kRelu;
+    case ActivationKind::kLeakyRelu:
+      return native::TileActivation::kLeakyRelu;
+    case ActivationKind::kClip:
+      return native::TileActivation::kClip;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+struct PackedGemm::Impl {
+  int64_t k = 0, n = 0;
+  std::vector<float> packed;  // [block][K][16], 64-byte aligned from `offset`
+  size_t offset = 0;
+};
+
+PackedGemm::PackedGemm(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PackedGemm::~PackedGemm() = default;
+
+std::unique_ptr<const PackedGemm> PackedGemm::pack(const TensorData& b, bool transposed,
+                                                   float alpha) {
+  if (!native_kernels_preferred() || b.elements() > kMaxPackedFloats) return nullptr;
+  return pack_for_test(b, transposed, alpha);
+}
+
+std::unique_ptr<const PackedGemm> PackedGemm::pack_for_test(const TensorData& b, bool transposed,
+                                                            float alpha) {
+  const TensorDesc& d = b.desc;
+  if (!cpu_has_avx2_fma() || d.dtype != DType::kFloat || d.rank() != 2 || !b.bytes() ||
+      !is_contiguous(d) || b.elements() == 0)
+    return nullptr;
+  auto p = std::make_unique<Impl>();
+  p->k = d.shape[transposed ? 1 : 0];
+  p->n = d.shape[transposed ? 0 : 1];
+  const int64_t blocks = (p->n + kTileChannels - 1) / kTileChannels;
+  p->packed.assign(static_cast<size_t>(blocks * p->k * kTileChannels) + 16, 0.0f);
+  const auto addr = reinterpret_cast<uintptr_t>(p->packed.data());
+  p->offset = ((64 - addr % 64) % 64) / sizeof(float);
+  const float* src = reinterpret_cast<const float*>(b.bytes()) + d.offset;
+  float* out = p->packed.data() + p->offset;
+  for (int64_t blk = 0; blk < blocks; ++blk)
+    for (int64_t kk = 0; kk < p->k; ++kk)
+      for (int64_t j = 0; j < kTileChannels; ++j) {
+        const int64_t col = blk * kTileChannels + j;
+        const float v = transposed ? src[col * p->k + kk] : src[kk * p->n + col];
+        *out++ = col < p->n ? alpha * v : 0.0f;
+      }
+  return std::unique_ptr<const PackedGemm>(new PackedGemm(std::move(p)));
+}
+
+bool PackedGemm::worth_it(int64_t rows) const { return rows * impl_->k * impl_->n <= kMaxMacs; }
+
+bool PackedGemm::fuses(const Activation& act) { return tile_activation(act).has_value(); }
+
+bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias,
+                     const ConstOperand* z, const Activation& act) const {
+  const Impl& p = *impl_;
+  const std::optional<native::TileActivation> ta = tile_activation(act);
+  const int r = a.desc.rank();
+  if (!ta || r < 1 || dst.desc.rank() != r || a.desc.shape[r - 1] != p.k ||
+      dst.desc.shape[r - 1] != p.n || a.desc.dtype != DType::kFloat ||
+      dst.desc.dtype != DType::kFloat || !is_contiguous(a.desc) || !is_contiguous(dst.desc))
+    return false;
+  for (int i = 0; i + 1 < r; ++i)
+    if (a.desc.shape[i] != dst.desc.shape[i]) return false;
+  if (bias && (bias->desc.dtype != DType::kFloat || element_count(bias->desc) != p.n ||
+               !is_contiguous(bias->desc)))
+    return false;
+  const bool z_in_place = z && z->data == dst.data && z->desc == dst.desc;
+  if (z && !z_in_place &&
+      (z->desc.dtype != DType::kFloat || z->desc.shape != dst.desc.shape ||
+       !is_contiguous(z->desc) || shares_memory(z->data, z->desc, dst.data, dst.desc)))
+    return false;
+  if (shares_memory(a.data, a.desc, dst.data, dst.desc)) return false;
+  const int64_t rows = element_count(dst.desc) / p.n;
+  if (rows == 0) return true;
+
+  const int64_t blocks = (p.n + kTileChannels - 1) / kTileChannels;
+  thread_local std::vector<float> padded_bias;
+  padded_bias.assign(static_cast<size_t>(blocks * kTileChannels), 0.0f);
+  if (bias) {
+    const float* b = static_cast<const float*>(bias->data) + bias->desc.offset;
+    std::copy(b, b + p.n, padded_bias.begin());
+  }
+  const int64_t tap = 0;
+  native::ConvTiles job;
+  job.x = static_cast<const float*>(a.data) + a.desc.offset;
+  job.channels = p.k;
+  job.taps = &tap;
+  job.taps_count = 1;
+  job.weights = p.packed.data() + p.offset;
+  job.bias = padded_bias.data();
+  job.y = static_cast<float*>(dst.data) + dst.desc.offset;
+  job.z = z ? static_cast<const float*>(z->data) + z->desc.offset : nullptr;
+  job.batch = 1;
+  job.out_h = 1;
+  job.out_w = rows;
+  job.k = p.n;
+  job.activation = *ta;
+  job.alpha = act.alpha;
+  job.beta = act.beta;
+  const int64_t items = job.blocks() * job.tiles();
+  ThreadPool& pool = default_thread_pool();
+  const int parts = static_cast<int>(std::clamp<int64_t>(items / kMinItemsPerPart, 1, pool.size()));
+  if (parts == 1) {  // no std::function, no parallel region: small products are all overhead
+    native::run_conv_tiles_avx2(job, 0, items);
+    return true;
+  }
+  pool.run(parts, [&](int part) {
+    native::run_conv_tiles_avx2(job, items * part / parts, items * (part + 1) / parts);
+  });
+  return true;
+}
+
+}  // namespace geon::cpu
