@@ -19,37 +19,42 @@ void append_key(ShapeKey& key, const Dims& shape) {
   key.insert(key.end(), shape.begin(), shape.end());
 }
 
-// The rank and static lengths `v` declares, held against a tensor's shape (`what` names it).
-void check_declared_shape(const Value& v, const Dims& shape, const std::string& what) {
+// The rank and static lengths `v` declares, held against a tensor's shape (`what()` names it,
+// called only on failure).
+template <class What>
+void check_declared_shape(const Value& v, const Dims& shape, const What& what) {
   if (!v.rank_known) return;
   if (static_cast<int>(shape.size()) != v.rank())
-    fail(ErrorCode::kInvalidArgument, what + ": expected rank " + std::to_string(v.rank()) + " " +
+    fail(ErrorCode::kInvalidArgument, what() + ": expected rank " + std::to_string(v.rank()) + " " +
                                           to_string_with_lengths(v.axes) + ", got shape " +
                                           shape_string(shape));
   for (int d = 0; d < v.rank(); ++d) {
     const Length& len = v.axes[d].length;
     if (len.is_static() && len.value != shape[d])
-      fail(ErrorCode::kInvalidArgument, what + ": dim " + std::to_string(d) + " must be " +
+      fail(ErrorCode::kInvalidArgument, what() + ": dim " + std::to_string(d) + " must be " +
                                             std::to_string(len.value) + ", got shape " +
                                             shape_string(shape));
   }
 }
 
 void check_input(const Value& v, const TensorRef& ref) {
-  const std::string what = "input '" + v.name + "'";
+  // Messages are built only on failure: this runs for every input of every run.
+  const auto what = [&] { return "input '" + v.name + "'"; };
   if (v.type.kind != TypeKind::kTensor && v.type.kind != TypeKind::kUnknown)
     fail(ErrorCode::kNotSupported,
-         what + " is a " + to_string(v.type) + "; the executor takes tensors only");
+         what() + " is a " + to_string(v.type) + "; the executor takes tensors only");
   if (v.dtype() != DType::kUndefined && ref.desc.dtype != v.dtype())
-    fail(ErrorCode::kInvalidArgument, what + ": expected dtype " +
+    fail(ErrorCode::kInvalidArgument, what() + ": expected dtype " +
                                           std::string(dtype_name(v.dtype())) + ", got " +
                                           std::string(dtype_name(ref.desc.dtype)));
   const Dims& shape = ref.desc.shape;
   for (int64_t d : shape)
-    require(d >= 0, what + ": negative length in shape " + shape_string(shape));
-  require(
-      ref.desc.strides.size() == shape.size() && ref.desc.offset >= 0 && is_contiguous(ref.desc),
-      what + " must be a dense row-major tensor, got " + to_string(ref.desc));
+    if (d < 0)
+      fail(ErrorCode::kInvalidArgument,
+           what() + ": negative length in shape " + shape_string(shape));
+  if (ref.desc.strides.size() != shape.size() || ref.desc.offset < 0 || !is_contiguous(ref.desc))
+    fail(ErrorCode::kInvalidArgument,
+         what() + " must be a dense row-major tensor, got " + to_string(ref.desc));
   check_declared_shape(v, shape, what);
 }
 
@@ -95,7 +100,7 @@ void check_list_input(const Value& v, const ListRef& list, bool check_shapes) {
                                             std::string(dtype_name(t.desc.dtype)));
     require(is_contiguous(t.desc) && (t.storage || element_count(t.desc) == 0),
             item + " must be a dense row-major tensor with data");
-    if (check_shapes) check_declared_shape(v, t.desc.shape, item);
+    if (check_shapes) check_declared_shape(v, t.desc.shape, [&] { return item; });
   }
 }
 

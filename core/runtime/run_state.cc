@@ -194,8 +194,7 @@ TensorRef& RunState::produce(int value, const Dims& shape, Device device) {
   return r;
 }
 
-TensorRef& RunState::scratch(DType dtype, const Dims& shape, Device device,
-                             std::deque<Held>& keep) {
+TensorRef& RunState::scratch(DType dtype, const Dims& shape, Device device, std::list<Held>& keep) {
   // The value is unknown, so room for the widest element: the kernel's dtype may differ.
   const TensorDesc desc = row_major(dtype, shape);
   const size_t bytes = static_cast<size_t>(element_count(desc)) * 16;
@@ -212,7 +211,7 @@ void RunState::bind_view(int value, int base, const TensorDesc& desc) {
   held_[value] = {{desc, b.ref.data, b.ref.device}, true, b.owned, 0, false};
 }
 
-TensorRef RunState::dense_copy(const TensorRef& t, std::deque<Held>& keep) {
+const TensorRef& RunState::dense_copy(const TensorRef& t, std::list<Held>& keep) {
   if (!is_host(t.device))
     fail(ErrorCode::kNotSupported, "cannot copy a strided device tensor " + to_string(t.desc));
   const TensorDesc desc = row_major(t.desc.dtype, t.desc.shape);
@@ -396,22 +395,27 @@ std::shared_ptr<const ShapePlan> RunState::recorded_plan() const {
 
 NodeContext::NodeContext(RunState& st, int node)
     : st_(st), node_(st.c.graph->nodes[node]), cn_(st.c.nodes[node]) {
-  inputs_.reserve(node_.inputs.size());
-  for (int v : node_.inputs) {
-    const bool tensor = v >= 0 && !is_list_type(st.c.graph->values[v].type);
-    inputs_.push_back(tensor ? st.on_device(v, cn_.device) : TensorRef{});
+  static const TensorRef kAbsent{};
+  const size_t n = node_.inputs.size();
+  if (n > kInlineInputs) {
+    more_inputs_.resize(n);
+    inputs_ = more_inputs_.data();
   }
-  // If/Loop/Scan hand their inputs to nested runs, which take dense tensors only.
-  if (cn_.control)
-    for (TensorRef& t : inputs_)
-      if (t.data && !is_contiguous(t.desc)) t = st.dense_copy(t, scratch_);
+  for (size_t i = 0; i < n; ++i) {
+    const int v = node_.inputs[i];
+    const bool tensor = v >= 0 && !is_list_type(st.c.graph->values[v].type);
+    const TensorRef* t = tensor ? &st.on_device(v, cn_.device) : &kAbsent;
+    // If/Loop/Scan hand their inputs to nested runs, which take dense tensors only.
+    if (cn_.control && t->data && !is_contiguous(t->desc)) t = &st.dense_copy(*t, scratch_);
+    inputs_[i] = t;
+  }
 }
 
 const TensorRef& NodeContext::input(int i) const {
   if (i < 0 || i >= num_inputs())
     fail(ErrorCode::kInternal,
          "the kernel asked for input " + std::to_string(i) + " of " + std::to_string(num_inputs()));
-  return inputs_[i];
+  return *inputs_[i];
 }
 
 void NodeContext::check_output(int i) const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,12 +46,12 @@ class RunState {
   // The buffer for `value` (produced on `device`) with this shape.
   TensorRef& produce(int value, const Dims& shape, Device device);
   // A buffer not tracked by the plan (an output the graph does not use).
-  TensorRef& scratch(DType dtype, const Dims& shape, Device device, std::deque<Held>& keep);
+  TensorRef& scratch(DType dtype, const Dims& shape, Device device, std::list<Held>& keep);
   // Binds `value` as a view of plan entry `base` (bound already): `desc` over the base's data.
   // The view shares the base's run-time allocation, if any, so it never outlives it.
   void bind_view(int value, int base, const TensorDesc& desc);
   // A dense row-major copy of a strided host tensor, kept alive by `keep`.
-  TensorRef dense_copy(const TensorRef& t, std::deque<Held>& keep);
+  const TensorRef& dense_copy(const TensorRef& t, std::list<Held>& keep);
   // The value as readable on `device`, copying it there on first use.
   const TensorRef& on_device(int value, Device device);
   // A value visible by name from this run (or an enclosing one), on the host; null if none.
@@ -121,7 +122,7 @@ class RunState {
 class NodeContext final : public KernelContext {
  public:
   NodeContext(RunState& st, int node);
-  int num_inputs() const override { return static_cast<int>(inputs_.size()); }
+  int num_inputs() const override { return static_cast<int>(node_.inputs.size()); }
   const TensorRef& input(int i) const override;
   int num_outputs() const override { return static_cast<int>(node_.outputs.size()); }
   TensorRef& output(int i) override;
@@ -139,8 +140,15 @@ class NodeContext final : public KernelContext {
   RunState& st_;
   const Node& node_;
   const CompiledNode& cn_;
-  std::vector<TensorRef> inputs_;
-  std::deque<Held> scratch_;
+  // The inputs where the run state holds them (no copies: a TensorRef owns vectors). Most nodes
+  // have few inputs; those fit inline, so a node's context allocates nothing.
+  static constexpr int kInlineInputs = 8;
+  const TensorRef* inline_inputs_[kInlineInputs];
+  std::vector<const TensorRef*> more_inputs_;
+  const TensorRef** inputs_ = inline_inputs_;
+  // Scratch outputs and dense copies of this node; a list, so that an empty one allocates
+  // nothing and references to its elements stay valid.
+  std::list<Held> scratch_;
 };
 
 }  // namespace geon
