@@ -77,6 +77,11 @@ class RunPath:
         self._declared = {i.name: (i.dtype, _byte_dtype(i.dtype)) for i in inputs}
         self._names = {}  # tuple of names -> (ctypes array of the encoded names, count)
         self._shapes = {}  # shape tuple -> (c_int64 array, its address)
+        # (input names and shapes, output names) -> [(element type, numpy dtype, shape)] of the
+        # outputs a run with those input shapes gave: the next such run writes into arrays
+        # allocated here (run_known), with no result object to read back.
+        self._known = {}
+        self.release_status = table.release_status
 
     def name_array(self, names):
         """A c_char_p array of `names` (a tuple of str), memoized: the library only reads it."""
@@ -98,6 +103,7 @@ class RunPath:
         declared = self._declared
         names = []
         words = []
+        shapes = []  # the fed shapes, for run_known's key
         keep = []  # every object the tensors' pointers point into, held through the call
         for name, value in input_feed.items():
             if type(name) is not str:
@@ -117,6 +123,7 @@ class RunPath:
                     and value.nbytes
                     and _LAYOUT_MATCHES
                 ):
+                    shapes.append(value.shape)
                     shape, shape_address = self._shape(value.shape)
                     try:  # from_buffer reads the address without numpy's costly .ctypes object
                         data = ctypes.addressof(ctypes.c_char.from_buffer(value))
@@ -127,12 +134,14 @@ class RunPath:
                     keep.append(value)
                     continue
             fed = _tensors.FedInput(name, value, entry[0] if entry is not None else None)
+            shapes.append(fed.array.shape)
             keep.append(fed)
             shape_address = ctypes.addressof(fed.shape)
             words += (fed.number, fed.array.ndim, shape_address, fed.pointer, fed.tensor.bytes)
         n = len(names)
+        key = (tuple(names), tuple(shapes))
         if n == 0:
-            return self.name_array(()), (_capi.GeonTensor * 1)(), 0, keep
+            return self.name_array(()), (_capi.GeonTensor * 1)(), 0, keep, key
         if _LAYOUT_MATCHES:
             packer = _packer(n)
             tensors = packer.array_type.from_buffer_copy(packer.layout.pack(*words))
@@ -142,7 +151,42 @@ class RunPath:
                 dtype, rank, shape, data, nbytes = words[5 * k : 5 * k + 5]
                 shape = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
                 tensors[k] = _capi.GeonTensor(dtype, rank, shape, data, nbytes)
-        return self.name_array(tuple(names)), tensors, n, keep
+        return self.name_array(tuple(names)), tensors, n, keep, key
+
+    def run_known(self, handle, in_names, in_tensors, n_in, out_names, n_out, key):
+        """The outputs of a run whose input shapes an earlier run had (remember()), written by
+        the library into arrays allocated here: one call, no result object. None when the shapes
+        are new, or when the library refuses the arrays (an output whose shape depends on the
+        input values changed it): the caller then runs the general way."""
+        spec = self._known.get(key)
+        if spec is None or not _LAYOUT_MATCHES:
+            return None
+        arrays = []
+        words = []
+        for number, dtype, shape, shape_address in spec:
+            array = np.empty(shape, dtype)
+            arrays.append(array)
+            words += (number, len(shape), shape_address, ctypes.addressof(ctypes.c_char.from_buffer(array)),
+                      array.nbytes)
+        packer = _packer(len(spec))
+        outputs = packer.array_type.from_buffer_copy(packer.layout.pack(*words))
+        status = self.run(handle, in_names, in_tensors, n_in, out_names, n_out, outputs, None)
+        if status:
+            self.release_status(status)
+            self._known.pop(key, None)
+            return None
+        return arrays
+
+    def remember(self, key, arrays):
+        """Keeps the outputs' element types and shapes for run_known (plain numeric outputs
+        only, none empty)."""
+        spec = []
+        for array in arrays:
+            number = _NUMBERS.get(array.dtype)
+            if number is None or array.size == 0 or type(array) is not np.ndarray:
+                return
+            spec.append((number, array.dtype, array.shape, self._shape(array.shape)[1]))
+        _remember(self._known, key, spec)
 
     def outputs(self, owner):
         """The result's outputs as numpy arrays viewing its memory (owner keeps it alive)."""
@@ -179,6 +223,9 @@ class RunPath:
 
 
 _BYTE_DTYPES = {}
+# numpy dtype -> element type number, for the dtypes whose arrays run_known may hand out.
+# (float, uint8, int8, uint16, int16, int32, int64, bool, float16, double, uint32, uint64)
+_NUMBERS = {np.dtype(_dtypes.to_numpy(_n)): _n for _n in (1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13)}
 
 
 def _byte_dtype_of(number):

@@ -266,14 +266,19 @@ class InferenceSession:
         if self._takes_values:
             return _values.run(self, handle, output_names, input_feed)
         path = self._run_path
-        in_names, in_tensors, n_in, keep = path.feed(input_feed)
+        in_names, in_tensors, n_in, keep, key = path.feed(input_feed)
         if output_names:
             if isinstance(output_names, str):
                 output_names = [output_names]
-            out_names = path.name_array(tuple(str(n) for n in output_names))
+            names = tuple(str(n) for n in output_names)
+            out_names = path.name_array(names)
             n_out = len(output_names)
         else:
-            n_out, out_names = 0, None
+            names, n_out, out_names = None, 0, None
+        key = (key, names)
+        arrays = path.run_known(handle, in_names, in_tensors, n_in, out_names, n_out, key)
+        if arrays is not None:
+            return arrays
         result = ctypes.c_void_p()
         status = path.run(handle, in_names, in_tensors, n_in, out_names, n_out, None, ctypes.byref(result))
         del keep  # the inputs' memory was needed until the call returned
@@ -281,7 +286,9 @@ class InferenceSession:
             _capi.check(status, _capi.RUN)
         if not result:
             raise _errors.Fail("run succeeded but returned no result", _capi.INTERNAL)
-        return path.outputs(_tensors.ResultOwner(result, self._owner))
+        arrays = path.outputs(_tensors.ResultOwner(result, self._owner))
+        path.remember(key, arrays)
+        return arrays
 
     def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
         """run() with OrtValues in and out, as onnxruntime's."""
@@ -309,7 +316,7 @@ class InferenceSession:
         if not self._required <= iobinding._inputs.keys():
             self._missing_inputs(iobinding._inputs)
         path = self._run_path
-        in_names, in_tensors, n_in, keep = path.feed(iobinding._inputs)
+        in_names, in_tensors, n_in, keep, _ = path.feed(iobinding._inputs)
         names = tuple(name for name, _ in bound)
         outputs = (_capi.GeonTensor * len(bound))()
         for k, (name, value) in enumerate(bound):
