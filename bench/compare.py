@@ -1,7 +1,12 @@
 """geon against ONNX Runtime and OpenVINO on the cases of the performance issue, side by side in
 one process: the same inputs, the same intra-op thread count (one inter-op thread, OpenVINO's
-precision hint f32), warm-up runs, then runs alternating between the runtimes (so machine noise
-hits all alike) until each has `--runs` timed runs or the case's `--seconds` are spent.
+precision hint f32), warm-up runs, then blocks of runs alternating between the runtimes (so
+machine noise hits all alike) until each has `--runs` timed runs or the case's `--seconds` are
+spent. A block is about `--block-ms` of one runtime's runs (at least one run): each runtime is
+timed as its users run it, one session run after run, rather than right after another
+runtime's run while that runtime's pool threads still spin on the same cores (ONNX Runtime's
+spin for milliseconds after a run; run by run, that measured the neighbours' spinning more
+than the runtime). `--block-ms 0` alternates run by run.
 
 Per case it prints each runtime's p50 and p99 (ms), the ratio of the faster peer's p50 to
 geon's (> 1: geon is faster), geon's fraction of the machine's limit (fp32 peak for the
@@ -215,12 +220,15 @@ def bench_case(name, c, args, out_dir):
         for _ in range(args.warmup):
             run(c["feeds"])
     times = {r: [] for r in sessions}
+    block = {r: 1 for r in sessions}  # runs per block, from the first block's times
     deadline = time.perf_counter() + args.seconds
     while min((len(t) for t in times.values()), default=args.runs) < args.runs and time.perf_counter() < deadline:
         for r, run in sessions.items():
-            start = time.perf_counter()
-            run(c["feeds"])
-            times[r].append(time.perf_counter() - start)
+            for _ in range(block[r]):
+                start = time.perf_counter()
+                run(c["feeds"])
+                times[r].append(time.perf_counter() - start)
+            block[r] = max(1, int(args.block_ms / 1e3 / max(float(np.median(times[r])), 1e-6)))
     for r, t in times.items():
         row[r].update({"runs": len(t), "p50_ms": percentile(t, 50), "p99_ms": percentile(t, 99)})
     peers = [row[r]["p50_ms"] for r in ("onnxruntime", "openvino") if "p50_ms" in row.get(r, {})]
@@ -317,6 +325,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=20.0, help="time budget of a case's timed runs")
     ap.add_argument("--runs", type=int, default=1000, help="timed runs per runtime at most")
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--block-ms", type=float, default=100.0,
+                    help="milliseconds of one runtime's runs before the next runtime's (0: run by run)")
     ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip peak RSS children")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--out", help="folder for the generated models (default: a temporary one)")
