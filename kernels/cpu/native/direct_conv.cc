@@ -6,32 +6,15 @@
 #include <vector>
 
 #include "core/engine/thread_pool.h"
-#include "kernels/cpu/native/conv_tiles.h"
 #include "kernels/cpu/native/cpu_isa.h"
+#include "kernels/cpu/native/tile_runner.h"
 
 namespace geon::cpu {
 namespace {
 
 using native::kTileChannels;
+using native::tile_activation;
 using native::TileActivation;
-
-// Work items per thread below which one more thread costs more than it saves.
-constexpr int64_t kMinItemsPerPart = 16;
-
-std::optional<TileActivation> tile_activation(const Activation& a) {
-  switch (a.kind) {
-    case ActivationKind::kNone:
-      return TileActivation::kNone;
-    case ActivationKind::kRelu:
-      return TileActivation::kRelu;
-    case ActivationKind::kLeakyRelu:
-      return TileActivation::kLeakyRelu;
-    case ActivationKind::kClip:
-      return TileActivation::kClip;
-    default:
-      return std::nullopt;
-  }
-}
 
 // A 64-byte aligned float buffer of this thread, at least n floats; valid until the thread's
 // next call with the same slot (0: padded input, 1: padded bias).
@@ -181,18 +164,7 @@ bool DirectConv::run(const ConvGeometry& geo, const ConstOperand& x, const Const
   job.activation = p.act;
   job.alpha = p.alpha;
   job.beta = p.beta;
-  const int64_t items = job.blocks() * job.tiles();
-  // More parts than threads: the pool hands them out one at a time, so a thread the OS runs
-  // late leaves its share to the others.
-  const int parts =
-      static_cast<int>(std::clamp<int64_t>(items / kMinItemsPerPart, 1, 4 * pool.size()));
-  if (parts == 1) {  // no std::function, no parallel region: small products are all overhead
-    native::run_conv_tiles_avx2(job, 0, items);
-    return true;
-  }
-  pool.run(parts, [&](int part) {
-    native::run_conv_tiles_avx2(job, items * part / parts, items * (part + 1) / parts);
-  });
+  native::run_tiles(job, 4);
   return true;
 }
 

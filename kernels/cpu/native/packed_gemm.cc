@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <vector>
 
-#include "core/engine/thread_pool.h"
-#include "kernels/cpu/native/conv_tiles.h"
 #include "kernels/cpu/native/cpu_isa.h"
+#include "kernels/cpu/native/tile_runner.h"
 
 namespace geon::cpu {
 namespace {
 
 using native::kTileChannels;
+using native::tile_activation;
 
 // Products up to this many multiply-adds run here (about 20-40 us of work: oneDNN's fixed
 // cost per call is a few us and its activation pass another); larger ones go to oneDNN, whose
@@ -19,22 +19,6 @@ using native::kTileChannels;
 constexpr int64_t kMaxMacs = int64_t{1} << 22;
 // A packed B above this many floats is not worth keeping beside oneDNN's.
 constexpr int64_t kMaxPackedFloats = int64_t{1} << 20;
-constexpr int64_t kMinItemsPerPart = 16;
-
-std::optional<native::TileActivation> tile_activation(const Activation& a) {
-  switch (a.kind) {
-    case ActivationKind::kNone:
-      return native::TileActivation::kNone;
-    case ActivationKind::kRelu:
-      return native::TileActivation::kRelu;
-    case ActivationKind::kLeakyRelu:
-      return native::TileActivation::kLeakyRelu;
-    case ActivationKind::kClip:
-      return native::TileActivation::kClip;
-    default:
-      return std::nullopt;
-  }
-}
 
 }  // namespace
 
@@ -129,16 +113,7 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   job.activation = *ta;
   job.alpha = act.alpha;
   job.beta = act.beta;
-  const int64_t items = job.blocks() * job.tiles();
-  ThreadPool& pool = default_thread_pool();
-  const int parts = static_cast<int>(std::clamp<int64_t>(items / kMinItemsPerPart, 1, pool.size()));
-  if (parts == 1) {  // no std::function, no parallel region: small products are all overhead
-    native::run_conv_tiles_avx2(job, 0, items);
-    return true;
-  }
-  pool.run(parts, [&](int part) {
-    native::run_conv_tiles_avx2(job, items * part / parts, items * (part + 1) / parts);
-  });
+  native::run_tiles(job, 1);
   return true;
 }
 

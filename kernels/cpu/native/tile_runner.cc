@@ -1,0 +1,44 @@
+// tile_activation and run_tiles: compiled for any x86-64, called only where AVX2 is present.
+#include "kernels/cpu/native/tile_runner.h"
+
+#include <algorithm>
+
+#include "core/engine/thread_pool.h"
+
+namespace geon::cpu::native {
+
+namespace {
+// Work items a part below which one more thread costs more than it saves.
+constexpr int64_t kMinItemsPerPart = 16;
+}  // namespace
+
+std::optional<TileActivation> tile_activation(const Activation& a) {
+  switch (a.kind) {
+    case ActivationKind::kNone:
+      return TileActivation::kNone;
+    case ActivationKind::kRelu:
+      return TileActivation::kRelu;
+    case ActivationKind::kLeakyRelu:
+      return TileActivation::kLeakyRelu;
+    case ActivationKind::kClip:
+      return TileActivation::kClip;
+    default:
+      return std::nullopt;
+  }
+}
+
+void run_tiles(const ConvTiles& job, int parts_per_thread) {
+  const int64_t items = job.blocks() * job.tiles();
+  ThreadPool& pool = default_thread_pool();
+  const int parts = static_cast<int>(
+      std::clamp<int64_t>(items / kMinItemsPerPart, 1, int64_t{parts_per_thread} * pool.size()));
+  if (parts == 1) {  // no std::function, no parallel region: small jobs are all overhead
+    run_conv_tiles_avx2(job, 0, items);
+    return;
+  }
+  pool.run(parts, [&](int part) {
+    run_conv_tiles_avx2(job, items * part / parts, items * (part + 1) / parts);
+  });
+}
+
+}  // namespace geon::cpu::native
