@@ -10,8 +10,12 @@
 
 #include "kernels/cpu/native/conv_tiles.h"
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 
 namespace geon::cpu::native {
 namespace {
@@ -147,4 +151,8 @@ void run_conv_tiles_avx2(const ConvTiles& job, int64_t first, int64_t last) {
 
 }  // namespace geon::cpu::native
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
