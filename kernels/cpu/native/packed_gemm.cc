@@ -56,8 +56,9 @@ std::unique_ptr<const PackedGemm> PackedGemm::pack_for_test(const TensorData& b,
     for (int64_t kk = 0; kk < p->k; ++kk)
       for (int64_t j = 0; j < kTileChannels; ++j) {
         const int64_t col = blk * kTileChannels + j;
-        const float v = transposed ? src[col * p->k + kk] : src[kk * p->n + col];
-        *out++ = col < p->n ? alpha * v : 0.0f;
+        // Columns past N are the last block's zero padding: nothing of B is read for them.
+        *out++ =
+            col >= p->n ? 0.0f : alpha * (transposed ? src[col * p->k + kk] : src[kk * p->n + col]);
       }
   return std::unique_ptr<const PackedGemm>(new PackedGemm(std::move(p)));
 }
