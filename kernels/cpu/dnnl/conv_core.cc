@@ -10,8 +10,6 @@
 #include <optional>
 #include <vector>
 
-#include <omp.h>
-
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl/layout.h"
@@ -270,9 +268,6 @@ struct DnnlConv::Impl {
     key.insert(key.end(), w.shape.begin(), w.shape.end());
     key.push_back(bias ? 1 : 0);
     key.push_back(pk ? 1 : 0);
-    // oneDNN picks the implementation and its work split for the OpenMP thread count at
-    // creation (dnnl_match_thread_count() set it for this run): one primitive per count.
-    key.push_back(omp_get_max_threads());
     // Blocks of one run (run_geometry's split) differ in their pads, not only in X.
     key.insert(key.end(), geo.pad_begin.begin(), geo.pad_begin.end());
     key.insert(key.end(), geo.pad_end.begin(), geo.pad_end.end());

@@ -4,8 +4,6 @@
 // packed weights descriptor fixed, so the one packed copy serves every row count.
 #include "kernels/cpu/dnnl/packed_matmul.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -72,18 +70,6 @@ std::optional<dnnl::convolution_forward::primitive_desc> conv_pd(
     return std::nullopt;
   }
 }
-
-// This thread's OpenMP team limited to itself while the object lives.
-class OneOmpThread {
- public:
-  OneOmpThread() : threads_(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~OneOmpThread() { omp_set_num_threads(threads_); }
-  OneOmpThread(const OneOmpThread&) = delete;
-  OneOmpThread& operator=(const OneOmpThread&) = delete;
-
- private:
-  int threads_;
-};
 
 // B as stored, seen as the (N, K, 1) weights: the strides carry the transposition.
 dnnl::memory::desc stored_md(int64_t k, int64_t n, bool transposed) {
@@ -171,10 +157,7 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
     dnnl::memory from(plain, engine, const_cast<float*>(src));
     impl->weights_mem = dnnl::memory(impl->weights, engine, data);
     dnnl::stream& s = dnnl_thread_stream();
-    // On this thread alone: the reorder is a memory-bound copy, and a session packs its weights
-    // one after another, between them faulting in the next one's pages, where an OpenMP team
-    // would spin against that work.
-    const OneOmpThread one;
+    dnnl_match_thread_count();  // single-threaded, like every oneDNN call of geon's
     dnnl::reorder(from, impl->weights_mem).execute(s, from, impl->weights_mem);
     s.wait();
   } catch (const dnnl::error&) {

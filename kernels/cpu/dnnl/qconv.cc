@@ -20,7 +20,6 @@
 // large activations against a pair of large same-signed weights (|w1| + |w2| > 128 with X at
 // 255) saturates. ONNX Runtime and OpenVINO document the same limit for their int8 kernels on
 // such CPUs (hence quantize_static's reduce_range, 7-bit weights, which cannot saturate).
-#include <omp.h>
 
 #include <array>
 #include <atomic>
@@ -394,7 +393,6 @@ class QConvKernel : public Kernel {
   std::shared_ptr<const Entry> primitive(const ConvGeometry& geo, const Dims& x) const {
     dnnl_match_thread_count();  // oneDNN picks its implementation for this thread count
     std::vector<int64_t> key(x.begin(), x.end());
-    key.push_back(omp_get_max_threads());
     // Blocks of one run (compute's split) differ in their pads, not only in X.
     key.insert(key.end(), geo.pad_begin.begin(), geo.pad_begin.end());
     key.insert(key.end(), geo.pad_end.begin(), geo.pad_end.end());
