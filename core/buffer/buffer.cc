@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/base/error.h"
+#include "core/buffer/host_mapping.h"
 
 namespace geon {
 
@@ -20,6 +21,7 @@ class HostAllocator final : public Allocator {
  public:
   Device device() const override { return {}; }
   void* allocate(size_t bytes) override {
+    if (host_mapped(bytes)) return map_host(bytes);
     // Zero-byte storages still get a distinct, valid pointer.
     void* p =
         ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t(kStorageAlignment), std::nothrow);
@@ -28,7 +30,11 @@ class HostAllocator final : public Allocator {
            "host allocation of " + std::to_string(bytes) + " bytes failed");
     return p;
   }
-  void deallocate(void* p, size_t) override {
+  void deallocate(void* p, size_t bytes) override {
+    if (host_mapped(bytes)) {
+      unmap_host(p, bytes);
+      return;
+    }
     ::operator delete(p, std::align_val_t(kStorageAlignment));
   }
 };

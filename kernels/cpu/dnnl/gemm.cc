@@ -56,7 +56,7 @@ std::unique_ptr<Kernel> create_dnnl_gemm(const Graph& g, const Node& n) {
   auto mm = std::make_shared<DnnlMatmul>();
   const bool ta = attr_int(n, "transA", 0) != 0, tb = attr_int(n, "transB", 0) != 0;
   const float alpha = attr_float(n, "alpha", 1.0f), beta = attr_float(n, "beta", 1.0f);
-  const auto packed = packed_constant(g, n, 1, tb, alpha);
+  const auto packed = packed_constant(g, n, 1, tb, alpha, ta);
   // Gemm-1/6 broadcasts C only with broadcast=1; otherwise C must be (M, N).
   const bool exact_c = n.opset < 7 && attr_int(n, "broadcast", 0) == 0;
   return make_kernel(

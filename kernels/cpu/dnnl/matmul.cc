@@ -1,6 +1,8 @@
 // ONNX MatMul on oneDNN: numpy matmul semantics. 1-D operands are promoted (a to 1×K, b to
 // K×1) and the added dim dropped from the result; batch dims broadcast. All promotion is done
 // with views, so nothing is copied on the way in. A constant 2-D B is prepacked once, here.
+#include <algorithm>
+
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl/matmul_core.h"
@@ -10,12 +12,22 @@
 namespace geon::cpu {
 
 std::shared_ptr<const DnnlPackedMatmul> packed_constant(const Graph& g, const Node& n, int input,
-                                                        bool transposed, float alpha) {
+                                                        bool transposed, float alpha,
+                                                        bool a_transposed) {
   if (static_cast<int>(n.inputs.size()) <= input || n.inputs[input] < 0) return nullptr;
   const Value& v = g.value(n.inputs[input]);
   // An overridable initializer may be fed another tensor at run time.
   if (v.kind != ValueKind::kConstant || v.overridable || !v.data) return nullptr;
-  return DnnlPackedMatmul::pack(*v.data, transposed, alpha);
+  // The rows of A that the graph fixes: its static dims but K (unknown ones count as 1).
+  int64_t min_rows = 1;
+  if (input == 1 && n.inputs[0] >= 0 && g.value(n.inputs[0]).rank_known) {
+    const Value& a = g.value(n.inputs[0]);
+    const int k_dim = a_transposed ? 0 : a.rank() - 1;
+    for (int i = 0; i < a.rank(); ++i)
+      if (i != k_dim && a.axes[i].length.is_static())
+        min_rows *= std::max<int64_t>(a.axes[i].length.value, 1);
+  }
+  return DnnlPackedMatmul::pack(*v.data, transposed, alpha, min_rows);
 }
 
 PlainB plain_b(const KernelContext& ctx, const DnnlPackedMatmul* packed) {

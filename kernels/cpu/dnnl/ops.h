@@ -45,9 +45,11 @@ std::unique_ptr<Kernel> create_dnnl_attention(const Graph& g, const Node& n);
 
 class DnnlPackedMatmul;
 // Input `input` of the node prepacked as B (alpha folded in) when it is a constant float matrix
-// no feed can replace; else null. dnnl/matmul.cc.
+// no feed can replace; else null. Input 0 is A (a matrix stored (K, M) when `a_transposed`),
+// whose static rows decide which packings a run could use. dnnl/matmul.cc.
 std::shared_ptr<const DnnlPackedMatmul> packed_constant(const Graph& g, const Node& n, int input,
-                                                        bool transposed, float alpha);
+                                                        bool transposed, float alpha,
+                                                        bool a_transposed = false);
 // What the kernel declares packed (Kernel::packed_inputs): B, input 1, when it was. matmul.cc.
 std::vector<int> packed_inputs(const std::shared_ptr<const DnnlPackedMatmul>& packed);
 // B's data for a run the packed product cannot take: the input's own, or, when its plain copy

@@ -124,7 +124,7 @@ DnnlPackedMatmul::~DnnlPackedMatmul() = default;
 const Dims& DnnlPackedMatmul::packed_shape() const { return impl_->shape; }
 
 std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData& b, bool transposed,
-                                                               float alpha) {
+                                                               float alpha, int64_t min_rows) {
   if (b.desc.dtype != DType::kFloat || b.desc.rank() != 2 || !b.bytes() || b.desc.offset != 0 ||
       !is_contiguous(b.desc))
     return nullptr;
@@ -163,7 +163,7 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
   } catch (const dnnl::error&) {
     return nullptr;
   }
-  impl->small = PackedGemm::pack(b, transposed, alpha);
+  impl->small = PackedGemm::pack(b, transposed, alpha, min_rows);
   return std::shared_ptr<const DnnlPackedMatmul>(new DnnlPackedMatmul(std::move(impl)));
 }
 

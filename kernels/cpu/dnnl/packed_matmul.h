@@ -21,9 +21,10 @@ namespace geon::cpu {
 class DnnlPackedMatmul {
  public:
   // B as stored: (K, N), or (N, K) when `transposed`; the packed weights hold alpha·B. Null when
-  // B is not a non-empty float matrix or oneDNN has no prepacked primitive for it.
+  // B is not a non-empty float matrix or oneDNN has no prepacked primitive for it. `min_rows`:
+  // the fewest rows an A can have (what the graph knows), to skip packings no run would use.
   static std::shared_ptr<const DnnlPackedMatmul> pack(const TensorData& b, bool transposed,
-                                                      float alpha);
+                                                      float alpha, int64_t min_rows = 1);
   ~DnnlPackedMatmul();
 
   // The shape of the B it was packed from, as stored (to check that a run's input is it).

@@ -24,7 +24,9 @@ constexpr int64_t kMaxPackedFloats = int64_t{1} << 20;
 
 struct PackedGemm::Impl {
   int64_t k = 0, n = 0;
-  std::vector<float> packed;  // [block][K][16], 64-byte aligned from `offset`
+  // [block][K][16], 64-byte aligned from `offset`; every element is written by pack_for_test,
+  // so the buffer is not zeroed first.
+  std::unique_ptr<float[]> packed;
   size_t offset = 0;
 };
 
@@ -32,8 +34,10 @@ PackedGemm::PackedGemm(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PackedGemm::~PackedGemm() = default;
 
 std::unique_ptr<const PackedGemm> PackedGemm::pack(const TensorData& b, bool transposed,
-                                                   float alpha) {
+                                                   float alpha, int64_t min_rows) {
   if (!native_kernels_preferred() || b.elements() > kMaxPackedFloats) return nullptr;
+  // A copy no run would use (every A the graph allows is too tall for it) is not made.
+  if (min_rows > 0 && min_rows > kMaxMacs / std::max<int64_t>(b.elements(), 1)) return nullptr;
   return pack_for_test(b, transposed, alpha);
 }
 
@@ -47,11 +51,11 @@ std::unique_ptr<const PackedGemm> PackedGemm::pack_for_test(const TensorData& b,
   p->k = d.shape[transposed ? 1 : 0];
   p->n = d.shape[transposed ? 0 : 1];
   const int64_t blocks = (p->n + kTileChannels - 1) / kTileChannels;
-  p->packed.assign(static_cast<size_t>(blocks * p->k * kTileChannels) + 16, 0.0f);
-  const auto addr = reinterpret_cast<uintptr_t>(p->packed.data());
+  p->packed.reset(new float[static_cast<size_t>(blocks * p->k * kTileChannels) + 16]);
+  const auto addr = reinterpret_cast<uintptr_t>(p->packed.get());
   p->offset = ((64 - addr % 64) % 64) / sizeof(float);
   const float* src = reinterpret_cast<const float*>(b.bytes()) + d.offset;
-  float* out = p->packed.data() + p->offset;
+  float* out = p->packed.get() + p->offset;
   for (int64_t blk = 0; blk < blocks; ++blk)
     for (int64_t kk = 0; kk < p->k; ++kk)
       for (int64_t j = 0; j < kTileChannels; ++j) {
@@ -103,7 +107,7 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   job.channels = p.k;
   job.taps = &tap;
   job.taps_count = 1;
-  job.weights = p.packed.data() + p.offset;
+  job.weights = p.packed.get() + p.offset;
   job.bias = padded_bias.data();
   job.y = static_cast<float*>(dst.data) + dst.desc.offset;
   job.z = z ? static_cast<const float*>(z->data) + z->desc.offset : nullptr;

@@ -1,0 +1,75 @@
+// PackedGemm (kernels/cpu/native) against a naive loop in double, B stored plain and
+// transposed, N not a multiple of the 16-wide block, alpha folded in, bias and residual; and
+// the packing policy: no copy is made when every A the graph allows is too tall for it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/graph/tensor_data.h"
+#include "kernels/cpu/native/cpu_isa.h"
+#include "kernels/cpu/native/packed_gemm.h"
+
+namespace geon::cpu {
+namespace {
+
+std::shared_ptr<TensorData> random_matrix(int64_t rows, int64_t cols, std::mt19937& g) {
+  auto t = make_tensor_data(DType::kFloat, {rows, cols});
+  auto* p = reinterpret_cast<float*>(t->storage->data());
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int64_t i = 0; i < rows * cols; ++i) p[i] = u(g);
+  return t;
+}
+
+TensorDesc dense(const Dims& shape) { return row_major(DType::kFloat, shape); }
+
+TEST(PackedGemm, MatchesANaiveProductForPlainAndTransposedB) {
+  if (!cpu_has_avx2_fma()) GTEST_SKIP() << "PackedGemm needs AVX2 + FMA, which this CPU lacks";
+  std::mt19937 g(7);
+  for (bool transposed : {false, true})
+    for (auto [m, k, n] :
+         {std::tuple<int64_t, int64_t, int64_t>{1, 3, 1}, {5, 17, 33}, {13, 64, 16}}) {
+      const float alpha = 0.75f;
+      auto b = random_matrix(transposed ? n : k, transposed ? k : n, g);
+      auto a = random_matrix(m, k, g), bias = random_matrix(1, n, g), z = random_matrix(m, n, g);
+      auto packed = PackedGemm::pack_for_test(*b, transposed, alpha);
+      ASSERT_TRUE(packed);
+      std::vector<float> y(static_cast<size_t>(m * n), -7.0f);
+      const ConstOperand ao(dense({m, k}), a->storage->data()),
+          bo(dense({n}), bias->storage->data()), zo(dense({m, n}), z->storage->data());
+      ASSERT_TRUE(packed->run(ao, Operand{dense({m, n}), y.data()}, &bo, &zo, Activation{}));
+      const auto* pa = reinterpret_cast<const float*>(a->storage->data());
+      const auto* pb = reinterpret_cast<const float*>(b->storage->data());
+      const auto* pbias = reinterpret_cast<const float*>(bias->storage->data());
+      const auto* pz = reinterpret_cast<const float*>(z->storage->data());
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double s = 0;
+          for (int64_t q = 0; q < k; ++q)
+            s += double(pa[i * k + q]) * (transposed ? pb[j * k + q] : pb[q * n + j]);
+          const double want = alpha * s + pbias[j] + pz[i * n + j];
+          EXPECT_NEAR(y[i * n + j], want, 1e-4 * (1 + std::abs(want)))
+              << "transposed " << transposed << " m " << m << " k " << k << " n " << n << " at "
+              << i << "," << j;
+        }
+    }
+}
+
+TEST(PackedGemm, NoCopyIsMadeWhenEveryProductIsTooLargeForIt) {
+  if (!native_kernels_preferred())
+    GTEST_SKIP() << "native kernels are not preferred on this CPU (no AVX2 + FMA, or AVX-512)";
+  std::mt19937 g(3);
+  auto b = random_matrix(256, 256, g);  // 2^16 multiply-adds a row
+  EXPECT_TRUE(PackedGemm::pack(*b, false, 1.0f, 1));
+  EXPECT_TRUE(PackedGemm::pack(*b, false, 1.0f, 64));  // 2^22: the largest it takes
+  EXPECT_FALSE(PackedGemm::pack(*b, false, 1.0f, 65));
+  EXPECT_FALSE(PackedGemm::pack(*b, false, 1.0f, 128));
+  // Rows still small enough after the packing decision are run on it.
+  auto packed = PackedGemm::pack(*b, false, 1.0f, 1);
+  EXPECT_TRUE(packed->worth_it(64));
+  EXPECT_FALSE(packed->worth_it(65));
+}
+
+}  // namespace
+}  // namespace geon::cpu
