@@ -69,14 +69,14 @@ std::optional<int64_t> add(int64_t a, int64_t b) {
 }
 
 std::optional<int64_t> mul(int64_t a, int64_t b) {
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
   if (a == 0 || b == 0) return 0;
-  // INT64_MIN has no positive counterpart; refusing it keeps the magnitude test below simple.
+  // INT64_MIN has no positive counterpart: refused as an operand, so no result is it either.
   if (a == kMin || b == kMin) return std::nullopt;
-  const int64_t ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
-  if (ma > kMax / mb) return std::nullopt;
-  return a * b;
+  // The overflow flag of one multiply, not a division: this runs for every shape of every run.
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r) || r == kMin) return std::nullopt;
+  return r;
 }
 
 int64_t add_or_fail(int64_t a, int64_t b, const char* fn, const char* what) {

@@ -13,10 +13,13 @@
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
+#include "kernels/cpu/conv_params.h"
 #include "kernels/cpu/dnnl/ops.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/generic/ops.h"
 #include "kernels/cpu/generic/pool/window.h"
+#include "kernels/cpu/native/cpu_isa.h"
+#include "kernels/cpu/native/max_pool.h"
 
 namespace geon::cpu {
 namespace {
@@ -133,6 +136,20 @@ class DnnlPool {
       assign(Operand{xd, xs.data()}, src_of(x));
       xp = xs.data();
     }
+    // oneDNN 2.6 pools plain NCHW with its reference kernel (a 64-channel 112x112 MaxPool:
+    // 18 ms, against 0.3 ms for a channels-last copy, the pooling and the copy back).
+    if (!global_ && xd.rank() >= 3 && xd.shape[1] > 1 && !is_channels_last(xd)) {
+      const TensorDesc cl = channels_last(xd.dtype, xd.shape);
+      std::vector<std::byte> copy(
+          dtype_bytes_for(cl.dtype, std::max<int64_t>(element_count(cl), 1)));
+      assign(Operand{cl, copy.data()}, ConstOperand(xd, xp));
+      xs = std::move(copy);
+      xd = cl;
+      xp = xs.data();
+    }
+    if (alg_ == dnnl::algorithm::pooling_max && native_kernels_preferred() &&
+        run_native_max(xd, xp, y, g))
+      return true;
     // oneDNN's fast kernels want src and dst in one layout (both NCHW, both NHWC); a dst laid
     // out otherwise is computed in src's layout and copied.
     if (!acceptable(yd) || !same_order(xd, yd)) {
@@ -141,16 +158,12 @@ class DnnlPool {
       yp = ys.data();
     }
     auto e = primitive(xd, yd, g);
-    if (!e->prim) {  // a layout oneDNN refused: both dense
-      if (xs.empty()) {
-        xd = dense(x.desc, xs);
-        assign(Operand{xd, xs.data()}, src_of(x));
-        xp = xs.data();
-      }
-      if (ys.empty()) {
-        yd = dense(y.desc, ys);
-        yp = ys.data();
-      }
+    if (!e->prim) {  // a layout oneDNN refused: both dense copies
+      xd = dense(x.desc, xs);
+      assign(Operand{xd, xs.data()}, src_of(x));
+      xp = xs.data();
+      yd = dense(y.desc, ys);
+      yp = ys.data();
       e = primitive(xd, yd, g);
       if (!e->prim) return false;
     }
@@ -177,6 +190,18 @@ class DnnlPool {
   }
 
  private:
+  // The native kernel on x (channels-last), into y or a channels-last copy of it.
+  static bool run_native_max(const TensorDesc& xd, const void* xp, const TensorRef& y,
+                             const PoolGeometry& g) {
+    if (is_channels_last(y.desc) && xd.dtype == DType::kFloat)
+      return max_pool_2d_channels_last(g, ConstOperand(xd, xp), Operand{y.desc, y.data});
+    const TensorDesc cl = channels_last(y.desc.dtype, y.desc.shape);
+    std::vector<std::byte> buf(dtype_bytes_for(cl.dtype, std::max<int64_t>(element_count(cl), 1)));
+    if (!max_pool_2d_channels_last(g, ConstOperand(xd, xp), Operand{cl, buf.data()})) return false;
+    assign(dst_of(y), ConstOperand(cl, buf.data()));
+    return true;
+  }
+
   std::shared_ptr<const Entry> primitive(const TensorDesc& x, const TensorDesc& y,
                                          const PoolGeometry& g) const {
     std::vector<int64_t> key;

@@ -122,6 +122,27 @@ TEST(DirectConv, StridesDilationsAndAsymmetricPads) {
   check({1, 4, 9, 9, 16, 1, 3, {1, 2}, {1, 1}, {0, 1, 0, 1}}, 1, 6);
 }
 
+TEST(DirectConv, StridedOneByOneWithResidualAsInResNetDownsampling) {
+  Case t{2, 24, 9, 8, 40, 1, 1, {2, 2}, {1, 1}, {0, 0, 0, 0}};
+  t.residual = true;
+  check(t, 2, 11);
+  t.strides = {2, 1};
+  t.residual = false;
+  check(t, 1, 12);
+}
+
+TEST(DirectConv, TakesStridedOneByOneButLeavesUnstridedOneByOneToOneDnn) {
+  if (!native_kernels_preferred())
+    GTEST_SKIP() << "native kernels are not preferred on this CPU (no AVX2 + FMA, or AVX-512)";
+  auto w = make_tensor_data(DType::kFloat, {16, 8, 1, 1});
+  ConvAttrs a = attrs_of({1, 8, 4, 4, 16, 1, 1});
+  EXPECT_EQ(DirectConv::make(a, Activation{}, *w), nullptr);
+  a.strides = {2, 2};
+  EXPECT_NE(DirectConv::make(a, Activation{}, *w), nullptr);
+  a.strides = {1, 2};
+  EXPECT_NE(DirectConv::make(a, Activation{}, *w), nullptr);
+}
+
 TEST(DirectConv, EveryActivationWithAndWithoutBias) {
   Case t{1, 8, 8, 8, 16, 3, 3, {1, 1}, {1, 1}, {1, 1, 1, 1}};
   t.act.kind = ActivationKind::kRelu;
