@@ -27,22 +27,21 @@ void out_of_range(const char* fn, const std::string& what) {
 }
 
 int64_t count_elements(std::span<const int64_t> shape, const char* fn, const char* arg) {
-  bool zero = false;
+  // One pass with the multiply's overflow flag: this runs for several views of every node of
+  // every run. A zero length makes the count 0 even when a partial product overflowed.
+  bool zero = false, overflow = false;
+  int64_t n = 1;
   for (int64_t len : shape) {
     if (len < 0)
       invalid(fn, std::string(arg) + " " + dims_str(shape) + " has a negative length " +
                       std::to_string(len));
     zero = zero || len == 0;
+    overflow = overflow || __builtin_mul_overflow(n, len, &n);
   }
   if (zero) return 0;
-  int64_t n = 1;
-  for (int64_t len : shape) {
-    auto p = mul(n, len);
-    if (!p)
-      out_of_range(
-          fn, std::string(arg) + " " + dims_str(shape) + " has more elements than int64 holds");
-    n = *p;
-  }
+  if (overflow)
+    out_of_range(fn,
+                 std::string(arg) + " " + dims_str(shape) + " has more elements than int64 holds");
   return n;
 }
 
