@@ -7,11 +7,13 @@
 // for). src and dst are read and written through their strides.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 
 #include "core/base/error.h"
+#include "core/buffer/buffer.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/conv_params.h"
 #include "kernels/cpu/dnnl/ops.h"
@@ -126,44 +128,49 @@ class DnnlPool {
     TensorDesc xd = x.desc, yd = y.desc;
     const void* xp = x.data;
     void* yp = y.data;
-    std::vector<std::byte> xs, ys;
-    auto dense = [](const TensorDesc& d, std::vector<std::byte>& buf) {
-      buf.resize(dtype_bytes_for(d.dtype, std::max<int64_t>(element_count(d), 1)));
-      return row_major(d.dtype, d.shape);
+    // Copies of x and y in layouts the kernels take, left uninitialized: each is written whole.
+    std::unique_ptr<Storage> xs, ys;
+    auto scratch = [](const TensorDesc& d, std::unique_ptr<Storage>& buf) {
+      buf = std::make_unique<Storage>(
+          host_allocator(), dtype_bytes_for(d.dtype, std::max<int64_t>(element_count(d), 1)));
+      return buf->data();
     };
-    if (!acceptable(xd)) {
-      xd = dense(x.desc, xs);
-      assign(Operand{xd, xs.data()}, src_of(x));
-      xp = xs.data();
-    }
+    auto dense_copy_of_x = [&] {
+      xd = row_major(x.desc.dtype, x.desc.shape);
+      xp = scratch(xd, xs);
+      assign(Operand{xd, xs->data()}, src_of(x));
+    };
+    if (!acceptable(xd)) dense_copy_of_x();
     // oneDNN 2.6 pools plain NCHW with its reference kernel (a 64-channel 112x112 MaxPool:
     // 18 ms, against 0.3 ms for a channels-last copy, the pooling and the copy back).
     if (!global_ && xd.rank() >= 3 && xd.shape[1] > 1 && !is_channels_last(xd)) {
       const TensorDesc cl = channels_last(xd.dtype, xd.shape);
-      std::vector<std::byte> copy(
-          dtype_bytes_for(cl.dtype, std::max<int64_t>(element_count(cl), 1)));
-      assign(Operand{cl, copy.data()}, ConstOperand(xd, xp));
+      std::unique_ptr<Storage> copy;
+      scratch(cl, copy);
+      assign(Operand{cl, copy->data()}, ConstOperand(xd, xp));
       xs = std::move(copy);
       xd = cl;
-      xp = xs.data();
+      xp = xs->data();
     }
-    if (alg_ == dnnl::algorithm::pooling_max && native_kernels_preferred() &&
-        run_native_max(xd, xp, y, g))
-      return true;
     // oneDNN's fast kernels want src and dst in one layout (both NCHW, both NHWC); a dst laid
     // out otherwise is computed in src's layout and copied.
     if (!acceptable(yd) || !same_order(xd, yd)) {
       yd = like(xd, y.desc.shape);
-      ys.resize(dtype_bytes_for(yd.dtype, std::max<int64_t>(element_count(yd), 1)));
-      yp = ys.data();
+      yp = scratch(yd, ys);
+    }
+    auto copy_back = [&] {
+      if (ys) assign(dst_of(y), ConstOperand(yd, ys->data()));
+    };
+    if (alg_ == dnnl::algorithm::pooling_max && native_kernels_preferred() &&
+        max_pool_2d_channels_last(g, ConstOperand(xd, xp), Operand{yd, yp})) {
+      copy_back();
+      return true;
     }
     auto e = primitive(xd, yd, g);
     if (!e->prim) {  // a layout oneDNN refused: both dense copies
-      xd = dense(x.desc, xs);
-      assign(Operand{xd, xs.data()}, src_of(x));
-      xp = xs.data();
-      yd = dense(y.desc, ys);
-      yp = ys.data();
+      dense_copy_of_x();
+      yd = row_major(y.desc.dtype, y.desc.shape);
+      yp = scratch(yd, ys);
       e = primitive(xd, yd, g);
       if (!e->prim) return false;
     }
@@ -185,23 +192,11 @@ class DnnlPool {
                        by = narrow(yd, 0, first, last - first);
       execute(*primitive(bx, by, g), at(xp, bx), at(yp, by));
     });
-    if (!ys.empty()) assign(dst_of(y), ConstOperand(yd, ys.data()));
+    copy_back();
     return true;
   }
 
  private:
-  // The native kernel on x (channels-last), into y or a channels-last copy of it.
-  static bool run_native_max(const TensorDesc& xd, const void* xp, const TensorRef& y,
-                             const PoolGeometry& g) {
-    if (is_channels_last(y.desc) && xd.dtype == DType::kFloat)
-      return max_pool_2d_channels_last(g, ConstOperand(xd, xp), Operand{y.desc, y.data});
-    const TensorDesc cl = channels_last(y.desc.dtype, y.desc.shape);
-    std::vector<std::byte> buf(dtype_bytes_for(cl.dtype, std::max<int64_t>(element_count(cl), 1)));
-    if (!max_pool_2d_channels_last(g, ConstOperand(xd, xp), Operand{cl, buf.data()})) return false;
-    assign(dst_of(y), ConstOperand(cl, buf.data()));
-    return true;
-  }
-
   std::shared_ptr<const Entry> primitive(const TensorDesc& x, const TensorDesc& y,
                                          const PoolGeometry& g) const {
     std::vector<int64_t> key;

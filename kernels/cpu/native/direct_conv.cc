@@ -32,10 +32,10 @@ struct DirectConv::Impl {
   int64_t k = 0, c = 0, kh = 0, kw = 0;
   TileActivation act = TileActivation::kNone;
   float alpha = 0, beta = 0;
-  std::vector<float> packed;  // [block][r][s][c][16], 64-byte aligned from `offset`
-  size_t offset = 0;
+  // [block][r][s][c][16], every element written at construction (Storage is 64-byte aligned).
+  std::unique_ptr<Storage> packed;
 
-  const float* weights() const { return packed.data() + offset; }
+  const float* weights() const { return reinterpret_cast<const float*>(packed->data()); }
 };
 
 DirectConv::DirectConv(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -72,10 +72,9 @@ std::unique_ptr<const DirectConv> DirectConv::make_for_test(const ConvAttrs& att
   p->beta = act.beta;
   const int64_t blocks = (p->k + kTileChannels - 1) / kTileChannels;
   const int64_t taps = p->kh * p->kw;
-  p->packed.assign(static_cast<size_t>(blocks * taps * p->c * kTileChannels) + 16, 0.0f);
-  const auto addr = reinterpret_cast<uintptr_t>(p->packed.data());
-  p->offset = ((64 - addr % 64) % 64) / sizeof(float);
-  float* out = p->packed.data() + p->offset;
+  p->packed = std::make_unique<Storage>(
+      host_allocator(), sizeof(float) * static_cast<size_t>(blocks * taps * p->c * kTileChannels));
+  float* out = reinterpret_cast<float*>(p->packed->data());
   const float* src = reinterpret_cast<const float*>(weights.bytes()) + wd.offset;
   // W (K, C, R, S) -> [block][r][s][c][16]
   for (int64_t b = 0; b < blocks; ++b)

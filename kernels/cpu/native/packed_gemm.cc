@@ -24,10 +24,10 @@ constexpr int64_t kMaxPackedFloats = int64_t{1} << 20;
 
 struct PackedGemm::Impl {
   int64_t k = 0, n = 0;
-  // [block][K][16], 64-byte aligned from `offset`; every element is written by pack_for_test,
-  // so the buffer is not zeroed first.
-  std::unique_ptr<float[]> packed;
-  size_t offset = 0;
+  // [block][K][16], every element written by pack_for_test (Storage is 64-byte aligned).
+  std::unique_ptr<Storage> packed;
+
+  const float* weights() const { return reinterpret_cast<const float*>(packed->data()); }
 };
 
 PackedGemm::PackedGemm(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -37,7 +37,7 @@ std::unique_ptr<const PackedGemm> PackedGemm::pack(const TensorData& b, bool tra
                                                    float alpha, int64_t min_rows) {
   if (!native_kernels_preferred() || b.elements() > kMaxPackedFloats) return nullptr;
   // A copy no run would use (every A the graph allows is too tall for it) is not made.
-  if (min_rows > 0 && min_rows > kMaxMacs / std::max<int64_t>(b.elements(), 1)) return nullptr;
+  if (min_rows > kMaxMacs / std::max<int64_t>(b.elements(), 1)) return nullptr;
   return pack_for_test(b, transposed, alpha);
 }
 
@@ -51,11 +51,10 @@ std::unique_ptr<const PackedGemm> PackedGemm::pack_for_test(const TensorData& b,
   p->k = d.shape[transposed ? 1 : 0];
   p->n = d.shape[transposed ? 0 : 1];
   const int64_t blocks = (p->n + kTileChannels - 1) / kTileChannels;
-  p->packed.reset(new float[static_cast<size_t>(blocks * p->k * kTileChannels) + 16]);
-  const auto addr = reinterpret_cast<uintptr_t>(p->packed.get());
-  p->offset = ((64 - addr % 64) % 64) / sizeof(float);
+  p->packed = std::make_unique<Storage>(
+      host_allocator(), sizeof(float) * static_cast<size_t>(blocks * p->k * kTileChannels));
   const float* src = reinterpret_cast<const float*>(b.bytes()) + d.offset;
-  float* out = p->packed.get() + p->offset;
+  float* out = reinterpret_cast<float*>(p->packed->data());
   for (int64_t blk = 0; blk < blocks; ++blk)
     for (int64_t kk = 0; kk < p->k; ++kk)
       for (int64_t j = 0; j < kTileChannels; ++j) {
@@ -107,7 +106,7 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   job.channels = p.k;
   job.taps = &tap;
   job.taps_count = 1;
-  job.weights = p.packed.get() + p.offset;
+  job.weights = p.weights();
   job.bias = padded_bias.data();
   job.y = static_cast<float*>(dst.data) + dst.desc.offset;
   job.z = z ? static_cast<const float*>(z->data) + z->desc.offset : nullptr;
