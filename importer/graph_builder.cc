@@ -10,6 +10,7 @@
 #include "core/base/error.h"
 #include "importer/attributes.h"
 #include "importer/functions.h"
+#include "importer/gradient.h"
 #include "importer/nesting.h"
 #include "importer/ops/subgraph.h"
 #include "importer/rule.h"
@@ -70,6 +71,9 @@ std::vector<int> dependency_order(const ExpandedNodes& nodes, const Graph& g) {
     for (const auto& a : nodes[i].attribute()) {
       if (a.has_g()) scan_sub(a.g(), i);
       for (const auto& gg : a.graphs()) scan_sub(gg, i);
+      // Gradient differentiates the nodes that compute `y`: they come first.
+      if (a.name() == "y" && is_gradient_node(normal_domain(nodes[i].domain()), nodes[i].op_type()))
+        if (auto it = producer.find(a.s()); it != producer.end()) deps[i].insert(it->second);
     }
   }
   std::vector<int> indegree(nodes.size());
@@ -146,6 +150,33 @@ int capture_outer(Graph& g, const std::string& name) {
 }
 
 }  // namespace
+
+void apply_rule(Graph& g, int node_index, BuildState& st, const std::string& where) {
+  const Node& n = g.nodes[node_index];
+  bool known = false;
+  const RuleEntry* rule = find_rule(n.domain, n.op, n.opset, &known);
+  if (!rule) {
+    if (known)
+      fail(ErrorCode::kNotSupported,
+           where + ": op " + n.op + " has no import rule for opset " + std::to_string(n.opset));
+    fail(ErrorCode::kNotSupported,
+         where + ": unsupported op '" + (n.domain.empty() ? "" : n.domain + ".") + n.op + "'");
+  }
+  RuleContext ctx(g, node_index, *st.opt, st.folded_bytes);
+  try {
+    rule->fn(ctx);
+  } catch (const Error& e) {
+    // Errors from helpers below the rule (core's checks) may not say where they arose.
+    const std::string msg = e.what();
+    if (msg.find("node '" + g.nodes[node_index].name + "'") != std::string::npos) throw;
+    fail(e.code(), where + ": " + msg);
+  } catch (const std::bad_alloc&) {
+    fail(ErrorCode::kResourceExhausted, where + ": out of memory in the import rule");
+  } catch (const std::exception& e) {
+    // A rule must only throw geon::Error; anything else is a bug in the rule.
+    fail(ErrorCode::kInternal, where + ": internal error in the import rule: " + e.what());
+  }
+}
 
 std::string normal_domain(const std::string& d) { return d == "ai.onnx" ? std::string() : d; }
 
@@ -346,32 +377,10 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
     }
     g->nodes.push_back(std::move(n));
 
-    bool known = false;
-    const RuleEntry* rule =
-        find_rule(g->nodes.back().domain, np.op_type(), g->nodes.back().opset, &known);
-    if (!rule) {
-      const Node& nn = g->nodes.back();
-      if (known)
-        fail(ErrorCode::kNotSupported, where + ": op " + np.op_type() +
-                                           " has no import rule for opset " +
-                                           std::to_string(nn.opset));
-      fail(ErrorCode::kNotSupported, where + ": unsupported op '" +
-                                         (nn.domain.empty() ? "" : nn.domain + ".") + np.op_type() +
-                                         "'");
-    }
-    RuleContext ctx(*g, node_index, *st.opt, st.folded_bytes);
-    try {
-      rule->fn(ctx);
-    } catch (const Error& e) {
-      // Errors from helpers below the rule (core's checks) may not say where they arose.
-      const std::string msg = e.what();
-      if (msg.find("node '" + g->nodes.back().name + "'") != std::string::npos) throw;
-      fail(e.code(), where + ": " + msg);
-    } catch (const std::bad_alloc&) {
-      fail(ErrorCode::kResourceExhausted, where + ": out of memory in the import rule");
-    } catch (const std::exception& e) {
-      // A rule must only throw geon::Error; anything else is a bug in the rule.
-      fail(ErrorCode::kInternal, where + ": internal error in the import rule: " + e.what());
+    apply_rule(*g, node_index, st, where);
+    if (is_gradient_node(g->nodes.back().domain, g->nodes.back().op)) {
+      expand_gradient(*g, node_index, st, where);
+      continue;
     }
     // Where a rule could not tell a shape, the model's value_info may.
     for (int o : g->nodes.back().outputs) {

@@ -30,6 +30,10 @@ struct BuildState {
 std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* parent, BuildState& st,
                                    std::shared_ptr<AxisFactory> factory);
 
+// Runs the import rule of g.nodes[node_index], which holds its output values already; errors
+// name `where`.
+void apply_rule(Graph& g, int node_index, BuildState& st, const std::string& where);
+
 // ONNX writes the default domain as "" or "ai.onnx".
 std::string normal_domain(const std::string& d);
 
