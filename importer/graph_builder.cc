@@ -208,7 +208,7 @@ void read_type(const onnx::TypeProto& tp, Graph& g, const std::string& where, Va
     case onnx::TypeProto::kSequenceType: {
       Value inner;
       read_type(tp.sequence_type().elem_type(), g, where, inner);
-      v.type = ValueType{TypeKind::kSequence, inner.type.dtype, inner.type.kind};
+      v.type = ValueType{TypeKind::kSequence, inner.type.dtype, inner.type.kind, inner.type.key};
       // A sequence's axes describe its elements' shape (see importer/ops/subgraph.h).
       v.axes = inner.axes;
       v.rank_known = inner.rank_known;
@@ -226,10 +226,20 @@ void read_type(const onnx::TypeProto& tp, Graph& g, const std::string& where, Va
       v.type = ValueType{TypeKind::kSparseTensor,
                          dtype_of(tp.sparse_tensor_type().elem_type(), where), TypeKind::kTensor};
       return;
-    case onnx::TypeProto::kMapType:
-      v.type =
-          ValueType{TypeKind::kMap, dtype_of(tp.map_type().key_type(), where), TypeKind::kTensor};
+    case onnx::TypeProto::kMapType: {
+      // ai.onnx.ml's maps hold scalars: the value type is a tensor type (kUnknown otherwise).
+      const auto& m = tp.map_type();
+      const DType key = dtype_of(m.key_type(), where);
+      if (!m.has_value_type() || !m.value_type().has_tensor_type()) {
+        v.type = ValueType{TypeKind::kUnknown, DType::kUndefined, TypeKind::kTensor};
+        return;
+      }
+      const auto& vt = m.value_type().tensor_type();
+      v.type = ValueType{TypeKind::kMap,
+                         vt.has_elem_type() ? dtype_of(vt.elem_type(), where) : DType::kUndefined,
+                         TypeKind::kTensor, key};
       return;
+    }
     default:
       v.type = ValueType{TypeKind::kUnknown, DType::kUndefined, TypeKind::kTensor};
   }

@@ -56,11 +56,13 @@ std::string to_string(const ValueType& t) {
     case TypeKind::kTensor:
       return d;
     case TypeKind::kSequence:
+      if (t.element == TypeKind::kMap)
+        return "seq(map(" + std::string(dtype_name(t.key)) + "," + d + "))";
       return "seq(" + d + ")";
     case TypeKind::kOptional:
       return "optional(" + (t.element == TypeKind::kSequence ? "seq(" + d + ")" : d) + ")";
     case TypeKind::kMap:
-      return "map(" + d + ")";
+      return "map(" + std::string(dtype_name(t.key)) + "," + d + ")";
     case TypeKind::kSparseTensor:
       return "sparse(" + d + ")";
     case TypeKind::kUnknown:

@@ -20,11 +20,14 @@ struct Graph;
 enum class TypeKind : uint8_t { kTensor, kSequence, kOptional, kMap, kSparseTensor, kUnknown };
 
 // A value's type. Sequences and optionals carry the dtype of the tensors they hold;
-// `element` says what an optional wraps (a tensor or a sequence).
+// `element` says what an optional wraps (a tensor or a sequence) and what a sequence holds (a
+// tensor or a map). A map (ai.onnx.ml) carries its value dtype in `dtype` and its key dtype in
+// `key`, as does a sequence of maps.
 struct ValueType {
   TypeKind kind = TypeKind::kTensor;
   DType dtype = DType::kUndefined;
   TypeKind element = TypeKind::kTensor;
+  DType key = DType::kUndefined;
   friend bool operator==(const ValueType&, const ValueType&) = default;
 };
 

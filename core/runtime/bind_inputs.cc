@@ -91,16 +91,40 @@ void check_list_input(const Value& v, const ListRef& list, bool check_shapes) {
     fail(ErrorCode::kInvalidArgument, what + " is a " + to_string(v.type) +
                                           ": pass one tensor, not " +
                                           std::to_string(list->items.size()));
+  // Maps (values.h): keys then values, 1-D and of one length; one pair, or one per map.
+  const bool map = v.type.kind == TypeKind::kMap;
+  const bool maps = map || (v.type.kind == TypeKind::kSequence && v.type.element == TypeKind::kMap);
+  if (map && list->items.size() != 2)
+    fail(ErrorCode::kInvalidArgument, what + " is a " + to_string(v.type) +
+                                          ": pass its keys and its values, not " +
+                                          std::to_string(list->items.size()) + " tensors");
+  if (maps && list->items.size() % 2 != 0)
+    fail(ErrorCode::kInvalidArgument, what + " is a " + to_string(v.type) +
+                                          ": pass keys and values for each map, not " +
+                                          std::to_string(list->items.size()) + " tensors");
   for (size_t k = 0; k < list->items.size(); ++k) {
     const OwnedTensor& t = list->items[k];
-    const std::string item = what + " element " + std::to_string(k);
-    if (v.dtype() != DType::kUndefined && t.desc.dtype != v.dtype())
-      fail(ErrorCode::kInvalidArgument, item + ": expected dtype " +
-                                            std::string(dtype_name(v.dtype())) + ", got " +
-                                            std::string(dtype_name(t.desc.dtype)));
+    const bool keys = maps && k % 2 == 0;
+    const std::string item =
+        !maps ? what + " element " + std::to_string(k)
+              : what + (map ? "" : " map " + std::to_string(k / 2)) + (keys ? " keys" : " values");
+    const DType want = keys ? v.type.key : v.dtype();
+    if (want != DType::kUndefined && t.desc.dtype != want)
+      fail(ErrorCode::kInvalidArgument, item + ": expected dtype " + std::string(dtype_name(want)) +
+                                            ", got " + std::string(dtype_name(t.desc.dtype)));
     require(is_contiguous(t.desc) && (t.storage || element_count(t.desc) == 0),
             item + " must be a dense row-major tensor with data");
-    if (check_shapes) check_declared_shape(v, t.desc.shape, [&] { return item; });
+    if (maps) {
+      if (t.desc.rank() != 1)
+        fail(ErrorCode::kInvalidArgument,
+             item + " must be 1-D, got shape " + shape_string(t.desc.shape));
+      if (!keys && t.desc.shape[0] != list->items[k - 1].desc.shape[0])
+        fail(ErrorCode::kInvalidArgument,
+             item + ": " + std::to_string(t.desc.shape[0]) + " values for " +
+                 std::to_string(list->items[k - 1].desc.shape[0]) + " keys");
+    } else if (check_shapes) {
+      check_declared_shape(v, t.desc.shape, [&] { return item; });
+    }
   }
 }
 

@@ -13,8 +13,9 @@ namespace geon {
 struct OwnedTensor;
 
 // A seq(T) value: its tensors in order. An optional(...) value: `none`, or what it wraps (one
-// tensor for optional(tensor), the elements for optional(seq)). Immutable once built, so a
-// value is shared (Identity, SequenceAt's source) rather than copied.
+// tensor for optional(tensor), the elements for optional(seq)). A map(K, V) value: two 1-D
+// tensors of equal length, its keys then its values; a seq(map) value: two per map, in order.
+// Immutable once built, so a value is shared (Identity, SequenceAt's source) rather than copied.
 struct ListValue {
   bool none = false;
   std::vector<OwnedTensor> items;
@@ -23,7 +24,7 @@ using ListRef = std::shared_ptr<const ListValue>;
 
 // Whether a value is held as a ListValue at run time.
 inline bool is_list_type(const ValueType& t) {
-  return t.kind == TypeKind::kSequence || t.kind == TypeKind::kOptional;
+  return t.kind == TypeKind::kSequence || t.kind == TypeKind::kOptional || t.kind == TypeKind::kMap;
 }
 
 }  // namespace geon

@@ -17,7 +17,8 @@ void require_kind_allowed(const RuleContext& c, const ValueType& t, const std::s
     c.fail(what + " is a sequence, which needs opset 13 or later");
   if (t.kind == TypeKind::kOptional && c.opset() < 16)
     c.fail(what + " is an optional, which needs opset 16 or later");
-  if (t.kind == TypeKind::kMap || t.kind == TypeKind::kSparseTensor)
+  if (t.kind == TypeKind::kMap || t.kind == TypeKind::kSparseTensor ||
+      (t.kind == TypeKind::kSequence && t.element == TypeKind::kMap))
     c.fail(what + " is " + to_string(t) + ", which control flow does not carry");
 }
 
@@ -125,9 +126,10 @@ void optional_rule(RuleContext& c) {
     return;
   }
   const Value& in = c.input(0);
-  if (in.type.kind != TypeKind::kTensor && in.type.kind != TypeKind::kSequence &&
-      in.type.kind != TypeKind::kUnknown)
-    c.fail("input 0 must be a tensor or a sequence, got " + to_string(in.type));
+  if ((in.type.kind != TypeKind::kTensor && in.type.kind != TypeKind::kSequence &&
+       in.type.kind != TypeKind::kUnknown) ||
+      in.type.element == TypeKind::kMap)
+    c.fail("input 0 must be a tensor or a sequence of tensors, got " + to_string(in.type));
   if (type_attr) {
     const ValueType& t = type_attr->types[0];
     if (!merge_types(t, ValueType{in.type.kind, in.dtype(), TypeKind::kTensor}))
@@ -147,8 +149,8 @@ void require_optional_input(const RuleContext& c, bool required) {
   const ValueType& t = c.input(0).type;
   if (t.kind == TypeKind::kOptional || t.kind == TypeKind::kUnknown) return;
   if (c.opset() < 18) c.fail("input 0 must be an optional before opset 18, got " + to_string(t));
-  if (t.kind != TypeKind::kTensor && t.kind != TypeKind::kSequence)
-    c.fail("input 0 must be an optional, a tensor or a sequence, got " + to_string(t));
+  if ((t.kind != TypeKind::kTensor && t.kind != TypeKind::kSequence) || t.element == TypeKind::kMap)
+    c.fail("input 0 must be an optional, a tensor or a sequence of tensors, got " + to_string(t));
 }
 
 void optional_has_element(RuleContext& c, bool input_required) {

@@ -12,7 +12,7 @@ namespace geon::importer {
 std::vector<RuleEntry> control_flow_loop_rules();
 
 // Values flowing through If and Loop: sequences from opset 13, optionals from 16, never maps or
-// sparse tensors. `what` names the value in the message.
+// sparse tensors, nor sequences of maps. `what` names the value in the message.
 void require_kind_allowed(const RuleContext& c, const ValueType& t, const std::string& what);
 
 }  // namespace geon::importer

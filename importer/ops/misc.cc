@@ -175,7 +175,7 @@ std::span<const RuleEntry> misc_rules() {
         {"", "Bernoulli", 15, bernoulli},
         {"", "BitCast", 26, bitcast},
     };
-    for (auto part : {misc_signal_rules(), misc_text_rules(), misc_ml_rules()})
+    for (auto part : {misc_signal_rules(), misc_text_rules(), misc_ml_rules(), misc_maps_rules()})
       t.insert(t.end(), part.begin(), part.end());
     return t;
   }();

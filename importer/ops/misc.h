@@ -1,7 +1,7 @@
 // The misc family's parts and the helpers they share. misc.cc (random ops, BitCast) joins the
 // rules of misc_signal.cc (windows, DFT, STFT, MelWeightMatrix), misc_text.cc (string ops,
-// TfIdfVectorizer, ImageDecoder) and misc_ml.cc (ai.onnx.ml, ai.onnx.preview.training,
-// ai.onnx.preview) into misc_rules().
+// TfIdfVectorizer, ImageDecoder), misc_ml.cc (ai.onnx.ml, ai.onnx.preview.training,
+// ai.onnx.preview) and misc_maps.cc (the ai.onnx.ml ops on maps) into misc_rules().
 #pragma once
 
 #include <initializer_list>
@@ -17,6 +17,7 @@ namespace geon::importer {
 std::vector<RuleEntry> misc_signal_rules();
 std::vector<RuleEntry> misc_text_rules();
 std::vector<RuleEntry> misc_ml_rules();
+std::vector<RuleEntry> misc_maps_rules();  // misc_maps.cc: ZipMap, DictVectorizer, CastMap
 
 // The dtype named by an int attribute (an ONNX TensorProto.DataType), nullopt when absent;
 // a failure naming the attribute when the number is no ONNX type.

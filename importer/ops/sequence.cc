@@ -21,10 +21,19 @@ std::optional<Axes> fresh_axes(RuleContext& c, const std::optional<std::vector<L
   return c.new_axes(*lens);
 }
 
+// A sequence of maps (ZipMap's output) is no ONNX sequence type: the sequence ops hold
+// tensors, and would take its keys and values for elements.
+void refuse_maps(const RuleContext& c, int i, const ValueType& t) {
+  if (t.kind == TypeKind::kSequence && t.element == TypeKind::kMap)
+    c.fail("input " + std::to_string(i) + " is a " + to_string(t) +
+           "; the sequence ops take sequences of tensors only");
+}
+
 const Value& require_sequence(const RuleContext& c, int i) {
   const Value& v = c.input(i);
   if (v.type.kind != TypeKind::kSequence && v.type.kind != TypeKind::kUnknown)
     c.fail("input " + std::to_string(i) + " must be a sequence, got " + to_string(v.type));
+  refuse_maps(c, i, v.type);
   return v;
 }
 
@@ -300,6 +309,7 @@ void sequence_map(RuleContext& c) {
         in.type.kind != TypeKind::kUnknown)
       c.fail("input " + std::to_string(i) + " must be a sequence or a tensor, got " +
              to_string(in.type));
+    refuse_maps(c, i, in.type);
     const ValueType fed = in.type.kind == TypeKind::kSequence
                               ? ValueType{TypeKind::kTensor, in.dtype(), TypeKind::kTensor}
                               : in.type;

@@ -27,8 +27,9 @@ GeonStatus* result_tensor(const GeonResult* h, size_t i, GeonTensor* out) noexce
                                           std::to_string(r->tensors.size()) + " tensors)");
     const OwnedTensor& t = r->tensors[i];
     if (t.list)
-      api_fail(GEON_INVALID_ARGUMENT,
-               "output '" + r->names[i] + "' is a sequence or optional: read it with result_value");
+      api_fail(
+          GEON_INVALID_ARGUMENT,
+          "output '" + r->names[i] + "' is a sequence, optional or map: read it with result_value");
     *out = tensor_view(t);
   });
 }
@@ -44,10 +45,8 @@ GeonStatus* result_value(const GeonResult* h, size_t i, GeonValue* out) noexcept
     const OwnedTensor& t = r->tensors[i];
     const std::vector<GeonTensor>& views = r->views.at(i);
     *out = GeonValue{};
-    out->kind = !t.list ? GEON_VALUE_TENSOR : t.list->none ? GEON_VALUE_NONE : GEON_VALUE_SEQUENCE;
     // An optional holding a tensor is given as that tensor.
-    if (t.list && !t.list->none && r->kinds.at(i) == TypeKind::kTensor)
-      out->kind = GEON_VALUE_TENSOR;
+    out->kind = !t.list ? GEON_VALUE_TENSOR : t.list->none ? GEON_VALUE_NONE : r->kinds.at(i);
     out->count = views.size();
     out->tensors = views.empty() ? nullptr : views.data();
   });

@@ -17,8 +17,8 @@ struct Result {
   // Per output: what result_value hands out (for sequences and optionals, the GeonTensors of
   // their elements), made once by finish_result so that concurrent readers share it.
   std::vector<std::vector<GeonTensor>> views;
-  // Per output: what a present value is, kTensor or kSequence (an optional's element kind).
-  std::vector<TypeKind> kinds;
+  // Per output: the GeonValueKind of a present value (an optional's is its element's).
+  std::vector<int32_t> kinds;
 };
 
 // The C ABI's view of an owned tensor (pointers into t, which must outlive it).

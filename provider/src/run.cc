@@ -97,10 +97,11 @@ struct BoundInputs {
 };
 
 // An owned copy of a caller's tensor, checked against the element type `v` declares (for
-// strings, of the handles: their text is the caller's, read during the call).
-OwnedTensor owned_input(const GeonTensor& t, const Value& v, const std::string& what) {
+// strings, of the handles: their text is the caller's, read during the call); `dtype` is that
+// element type (a map's keys have their own).
+OwnedTensor owned_input(const GeonTensor& t, const Value& v, DType dtype, const std::string& what) {
   Value element = v;
-  element.type = ValueType{TypeKind::kTensor, v.dtype(), TypeKind::kTensor};
+  element.type = ValueType{TypeKind::kTensor, dtype, TypeKind::kTensor};
   const TensorDesc desc = checked_desc(t, element, what);
   const auto bytes = static_cast<size_t>(dtype_bytes_for(desc.dtype, element_count(desc)));
   if (bytes == 0) return {desc, nullptr};
@@ -109,11 +110,35 @@ OwnedTensor owned_input(const GeonTensor& t, const Value& v, const std::string& 
   return {desc, std::move(storage)};
 }
 
-// A caller's value for a sequence or optional input, its tensors copied.
+// The GeonValueKind a present value of type t is passed as.
+int32_t value_kind_of(const ValueType& t) {
+  const TypeKind kind = t.kind == TypeKind::kOptional ? t.element : t.kind;
+  if (kind == TypeKind::kMap) return GEON_VALUE_MAP;
+  if (kind == TypeKind::kSequence)
+    return t.element == TypeKind::kMap ? GEON_VALUE_MAP_SEQUENCE : GEON_VALUE_SEQUENCE;
+  return GEON_VALUE_TENSOR;
+}
+
+const char* value_kind_name(int32_t kind) {
+  switch (kind) {
+    case GEON_VALUE_TENSOR:
+      return "tensor";
+    case GEON_VALUE_SEQUENCE:
+      return "sequence";
+    case GEON_VALUE_NONE:
+      return "none";
+    case GEON_VALUE_MAP:
+      return "map";
+    default:
+      return "sequence of maps";
+  }
+}
+
+// A caller's value for a sequence, optional or map input, its tensors copied. The structure
+// of maps (1-D keys and values of one length) is checked where every run's lists are
+// (core/runtime/bind_inputs.cc).
 ListRef list_input(const GeonValue& value, const Value& v, const std::string& what) {
   const bool optional = v.type.kind == TypeKind::kOptional;
-  const bool sequence =
-      v.type.kind == TypeKind::kSequence || (optional && v.type.element == TypeKind::kSequence);
   auto list = std::make_shared<ListValue>();
   if (value.kind == GEON_VALUE_NONE) {
     if (!optional)
@@ -121,16 +146,24 @@ ListRef list_input(const GeonValue& value, const Value& v, const std::string& wh
     list->none = true;
     return list;
   }
-  const bool given_sequence = value.kind == GEON_VALUE_SEQUENCE;
-  if (value.kind != GEON_VALUE_TENSOR && !given_sequence)
+  if (value.kind < GEON_VALUE_TENSOR || value.kind > GEON_VALUE_MAP_SEQUENCE)
     api_fail(GEON_INVALID_ARGUMENT,
              what + ": kind " + std::to_string(value.kind) + " is not a GeonValueKind");
-  if (given_sequence != sequence)
+  const int32_t expected = value_kind_of(v.type);
+  if (value.kind != expected)
     api_fail(GEON_INVALID_ARGUMENT, what + " is " + to_string(v.type) + " but a " +
-                                        (given_sequence ? "sequence" : "tensor") + " was given");
-  if (!given_sequence && value.count != 1)
+                                        value_kind_name(value.kind) + " was given");
+  if (expected == GEON_VALUE_TENSOR && value.count != 1)
     api_fail(GEON_INVALID_ARGUMENT,
              what + ": a tensor value has count 1, not " + std::to_string(value.count));
+  if (expected == GEON_VALUE_MAP && value.count != 2)
+    api_fail(GEON_INVALID_ARGUMENT,
+             what + ": a map value has count 2 (keys, values), not " + std::to_string(value.count));
+  if (expected == GEON_VALUE_MAP_SEQUENCE && value.count % 2 != 0)
+    api_fail(GEON_INVALID_ARGUMENT, what +
+                                        ": a sequence of maps has two tensors per map, so an "
+                                        "even count, not " +
+                                        std::to_string(value.count));
   // A bound on what the caller claims, checked before anything is reserved.
   constexpr uint64_t kMaxElements = uint64_t{1} << 24;
   if (value.count > kMaxElements)
@@ -138,8 +171,17 @@ ListRef list_input(const GeonValue& value, const Value& v, const std::string& wh
                                         " elements is more than " + std::to_string(kMaxElements));
   if (value.count > 0 && !value.tensors)
     api_fail(GEON_INVALID_ARGUMENT, what + ": tensors is null");
-  for (uint64_t k = 0; k < value.count; ++k)
-    list->items.push_back(owned_input(value.tensors[k], v, what + " element " + std::to_string(k)));
+  const bool maps = expected == GEON_VALUE_MAP || expected == GEON_VALUE_MAP_SEQUENCE;
+  for (uint64_t k = 0; k < value.count; ++k) {
+    const bool keys = maps && k % 2 == 0;
+    const std::string item =
+        maps ? what +
+                   (expected == GEON_VALUE_MAP_SEQUENCE ? " map " + std::to_string(k / 2)
+                                                        : std::string()) +
+                   (keys ? " keys" : " values")
+             : what + " element " + std::to_string(k);
+    list->items.push_back(owned_input(value.tensors[k], v, keys ? v.type.key : v.dtype(), item));
+  }
   return list;
 }
 
@@ -247,7 +289,7 @@ void execute(const std::shared_ptr<const Session>& session, Bind bind,
       if (!caller.empty() && caller[i].data) continue;
       const Value& v = g.value(g.outputs[selected[i]]);
       r->names.push_back(v.name);
-      r->kinds.push_back(v.type.kind == TypeKind::kOptional ? v.type.element : v.type.kind);
+      r->kinds.push_back(value_kind_of(v.type));
       r->tensors.push_back(std::move(produced.at(i)));
     }
     finish_result(*r);

@@ -12,12 +12,15 @@ namespace geon::provider {
 namespace {
 
 // A value's type as ONNX writes it (and onnxruntime's NodeArg.type): "tensor(float)",
-// "seq(tensor(int64))", "optional(seq(tensor(float)))".
+// "seq(tensor(int64))", "optional(seq(tensor(float)))", "seq(map(string,tensor(float)))".
 std::string onnx_type_text(const ValueType& t) {
   const std::string tensor = "tensor(" + std::string(dtype_name(t.dtype)) + ")";
+  const std::string map = "map(" + std::string(dtype_name(t.key)) + "," + tensor + ")";
   switch (t.kind) {
+    case TypeKind::kMap:
+      return map;
     case TypeKind::kSequence:
-      return "seq(" + tensor + ")";
+      return "seq(" + (t.element == TypeKind::kMap ? map : tensor) + ")";
     case TypeKind::kOptional:
       return "optional(" + (t.element == TypeKind::kSequence ? "seq(" + tensor + ")" : tensor) +
              ")";
@@ -52,16 +55,16 @@ std::string node_label(const Node& n) {
   return "node '" + n.name + "' (" + (n.domain.empty() ? "" : n.domain + ".") + n.op + ")";
 }
 
-// Tensors, sequences and optionals cross the C ABI (run_values for the latter): a model whose
-// inputs or outputs are maps or sparse tensors is refused here rather than at its first run.
+// Tensors, sequences, optionals and maps cross the C ABI (run_values for the latter): a model
+// whose inputs or outputs are sparse tensors is refused here rather than at its first run.
 void check_tensor_boundary(const Graph& g) {
   auto check = [&](int v, const char* what) {
     const Value& val = g.value(v);
     if (val.type.kind != TypeKind::kTensor && !is_list_type(val.type))
       api_fail(GEON_UNSUPPORTED, std::string(what) + " '" + val.name + "' is " +
                                      to_string(val.type) +
-                                     ": only tensors, sequences and optionals can be passed "
-                                     "through the C API");
+                                     ": only tensors, sequences, optionals and maps can be "
+                                     "passed through the C API");
   };
   for (int v : g.inputs) check(v, "input");
   for (int v : g.outputs) check(v, "output");

@@ -12,7 +12,7 @@ import threading
 
 from ctypes import POINTER, c_char_p, c_int, c_int32, c_int64, c_size_t, c_uint32, c_uint64, c_void_p
 
-API_VERSION = 3
+API_VERSION = 4
 
 # The error codes and classes live in _errors; they are re-exported here for the modules that
 # have always found them in _capi.
@@ -55,7 +55,8 @@ class GeonTensor(ctypes.Structure):
 
 
 class GeonValue(ctypes.Structure):
-    """A sequence or optional value (GEON_VALUE_TENSOR, _SEQUENCE or _NONE and its tensors)."""
+    """A sequence, optional or map value (GEON_VALUE_TENSOR, _SEQUENCE, _NONE, _MAP or
+    _MAP_SEQUENCE, and its tensors)."""
 
     _fields_ = [
         ("kind", c_int32),
@@ -64,7 +65,7 @@ class GeonValue(ctypes.Structure):
     ]
 
 
-VALUE_TENSOR, VALUE_SEQUENCE, VALUE_NONE = 0, 1, 2
+VALUE_TENSOR, VALUE_SEQUENCE, VALUE_NONE, VALUE_MAP, VALUE_MAP_SEQUENCE = 0, 1, 2, 3, 4
 
 
 class GeonValueInfo(ctypes.Structure):

@@ -82,6 +82,28 @@ GraphBuilder& GraphBuilder::input_optional(const std::string& name, DType t, std
   return *this;
 }
 
+namespace {
+void set_map_type(onnx::TypeProto& tp, DType key, DType value) {
+  auto* m = tp.mutable_map_type();
+  m->set_key_type(static_cast<int>(key));
+  m->mutable_value_type()->mutable_tensor_type()->set_elem_type(static_cast<int>(value));
+}
+}  // namespace
+
+GraphBuilder& GraphBuilder::input_map(const std::string& name, DType key, DType value) {
+  auto* vi = impl_->g.add_input();
+  vi->set_name(name);
+  set_map_type(*vi->mutable_type(), key, value);
+  return *this;
+}
+
+GraphBuilder& GraphBuilder::input_map_sequence(const std::string& name, DType key, DType value) {
+  auto* vi = impl_->g.add_input();
+  vi->set_name(name);
+  set_map_type(*vi->mutable_type()->mutable_sequence_type()->mutable_elem_type(), key, value);
+  return *this;
+}
+
 Attr Attr::tensor(std::string name, DType t, std::vector<int64_t> dims,
                   std::vector<double> values) {
   Attr a;

@@ -44,6 +44,9 @@ class GraphBuilder {
   GraphBuilder& input_sequence(const std::string& name, DType t, std::vector<Dim> dims);
   GraphBuilder& input_optional(const std::string& name, DType t, std::vector<Dim> dims,
                                bool of_sequence = false);
+  // An ai.onnx.ml map(key, value), or a sequence of such maps.
+  GraphBuilder& input_map(const std::string& name, DType key, DType value);
+  GraphBuilder& input_map_sequence(const std::string& name, DType key, DType value);
   GraphBuilder& initializer(const std::string& name, DType t, std::vector<int64_t> dims,
                             std::vector<double> values);
   GraphBuilder& node(const std::string& op, std::vector<std::string> inputs,

@@ -40,6 +40,18 @@ inline StatusInfo take(GeonStatus* s) {
   return out;
 }
 
+// The declared type of input or output i in ONNX's notation ("seq(tensor(float))").
+inline std::string type_of(GeonSession* s, size_t i, bool input) {
+  char* t = nullptr;
+  EXPECT_EQ(
+      take(input ? c_api().session_input_type(s, i, &t) : c_api().session_output_type(s, i, &t))
+          .code,
+      GEON_OK);
+  std::string out = t ? t : "";
+  c_api().release_string(t);
+  return out;
+}
+
 // The MLP's weights, as make_models.py writes them.
 inline float w1(int i, int j) { return static_cast<float>(((16 * i + j) % 7 - 3) / 8.0); }
 inline float b1(int j) { return static_cast<float>(j / 20.0 - 0.4); }

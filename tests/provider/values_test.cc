@@ -53,17 +53,6 @@ std::vector<float> floats(const GeonTensor& t) {
   return std::vector<float>(p, p + t.bytes / sizeof(float));
 }
 
-std::string type_of(GeonSession* s, size_t i, bool input) {
-  char* t = nullptr;
-  EXPECT_EQ(
-      take(input ? c_api().session_input_type(s, i, &t) : c_api().session_output_type(s, i, &t))
-          .code,
-      GEON_OK);
-  std::string out = t ? t : "";
-  c_api().release_string(t);
-  return out;
-}
-
 TEST_F(Values, DeclaredTypesUseOnnxNotation) {
   EXPECT_EQ(type_of(s_, 0, true), "seq(tensor(float))");
   EXPECT_EQ(type_of(s_, 1, true), "tensor(int64)");

@@ -61,7 +61,7 @@ void run_once(const GeonApi& api, GeonSession* session, const std::string& feeds
     tensors.push_back(tensor_of(f));
   }
   Owned<GeonResult, &GeonApi::release_result> result{api};
-  // Models with sequences or optionals run through run_values, and every output is read back
+  // Models with sequences, optionals or maps run through run_values, and every output is read back
   // as a value: each of its tensors becomes one Output.
   const bool values = takes_values(api, session);
   if (values) {
@@ -70,7 +70,7 @@ void run_once(const GeonApi& api, GeonSession* session, const std::string& feeds
     for (size_t k = 0; k < in.size(); ++k) {
       for (const Feed& e : in[k].elements) elements[k].push_back(tensor_of(e));
       feeds_v.push_back(in[k].sequence
-                            ? GeonValue{GEON_VALUE_SEQUENCE, elements[k].size(), elements[k].data()}
+                            ? GeonValue{in[k].kind, elements[k].size(), elements[k].data()}
                             : GeonValue{GEON_VALUE_TENSOR, 1, &tensors[k]});
     }
     check(api,

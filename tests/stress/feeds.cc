@@ -44,7 +44,59 @@ std::string type_of(const GeonApi& api, const GeonSession* session, size_t i, bo
 }
 
 bool is_value_type(const std::string& t) {
-  return t.rfind("seq(", 0) == 0 || t.rfind("optional(", 0) == 0;
+  return t.rfind("seq(", 0) == 0 || t.rfind("optional(", 0) == 0 || t.rfind("map(", 0) == 0;
+}
+
+// f's data: n seeded elements of f.dtype.
+void fill_seeded(Feed& f, size_t n, Lcg& lcg) {
+  switch (f.dtype) {
+    case 1:  // float
+      fill<float>(f.data, n, lcg, [](Lcg& g) { return static_cast<float>(g.signed_unit()); });
+      break;
+    case 11:  // double
+      fill<double>(f.data, n, lcg, [](Lcg& g) { return g.signed_unit(); });
+      break;
+    case 6:  // int32: small non-negative values, valid as indices of small axes
+      fill<int32_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<int32_t>(g.next() >> 30); });
+      break;
+    case 7:  // int64, as int32
+      fill<int64_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<int64_t>(g.next() >> 30); });
+      break;
+    case 9:  // bool
+      fill<uint8_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<uint8_t>(g.next() >> 31); });
+      break;
+    case 8:  // string: short words, one of 16, so string ops see equal and unequal text
+      for (size_t k = 0; k < n; ++k) f.strings.push_back("w" + std::to_string(lcg.next() >> 28));
+      f.data.resize(n * sizeof(GeonString));
+      for (size_t k = 0; k < n; ++k) {
+        const GeonString h{f.strings[k].data(), f.strings[k].size()};
+        std::memcpy(f.data.data() + k * sizeof h, &h, sizeof h);
+      }
+      break;
+    default:
+      throw std::runtime_error("input '" + f.name + "' has dtype " + std::to_string(f.dtype) +
+                               ", which seeded_feeds cannot fill");
+  }
+}
+
+// A map input ("map(int64,tensor(float))", or a sequence of them): four seeded entries per map,
+// keys then values, three maps for a sequence.
+Feed seeded_maps(const std::string& name, const std::string& type, GeonDType value_dtype,
+                 Lcg& lcg) {
+  const bool sequence = type.rfind("seq(", 0) == 0;
+  const std::string key =
+      type.substr(type.find("map(") + 4, type.find(',') - type.find("map(") - 4);
+  Feed out{name, value_dtype, {}, {}, {}, true, {}};
+  out.kind = sequence ? GEON_VALUE_MAP_SEQUENCE : GEON_VALUE_MAP;
+  for (int m = 0; m < (sequence ? 3 : 1); ++m) {
+    Feed keys{name, key == "string" ? 8 : 7, {4}, {}, {}, false, {}};
+    Feed values{name, value_dtype, {4}, {}, {}, false, {}};
+    fill_seeded(keys, 4, lcg);
+    fill_seeded(values, 4, lcg);
+    out.elements.push_back(std::move(keys));
+    out.elements.push_back(std::move(values));
+  }
+  return out;
 }
 
 }  // namespace
@@ -65,6 +117,11 @@ std::vector<Feed> seeded_feeds(const GeonApi& api, const GeonSession* session, u
     GeonValueInfo info{};
     if (GeonStatus* s = api.session_input_info(session, i, &info))
       throw std::runtime_error("input " + std::to_string(i) + ": " + status_text(api, s));
+    const std::string type = type_of(api, session, i, true);
+    if (type.rfind("map(", 0) == 0 || type.rfind("seq(map(", 0) == 0) {
+      feeds.push_back(seeded_maps(info.name, type, info.dtype, lcg));
+      continue;
+    }
     if (info.rank < 0)
       throw std::runtime_error(std::string("input '") + info.name + "' has no known rank");
     Feed f{info.name, info.dtype, {}, {}, {}, false, {}};
@@ -73,35 +130,7 @@ std::vector<Feed> seeded_feeds(const GeonApi& api, const GeonSession* session, u
       f.shape.push_back(info.dims[d] < 0 ? 2 : info.dims[d]);  // a symbolic dim: 2
       n *= static_cast<size_t>(f.shape.back());
     }
-    switch (info.dtype) {
-      case 1:  // float
-        fill<float>(f.data, n, lcg, [](Lcg& g) { return static_cast<float>(g.signed_unit()); });
-        break;
-      case 11:  // double
-        fill<double>(f.data, n, lcg, [](Lcg& g) { return g.signed_unit(); });
-        break;
-      case 6:  // int32: small non-negative values, valid as indices of small axes
-        fill<int32_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<int32_t>(g.next() >> 30); });
-        break;
-      case 7:  // int64, as int32
-        fill<int64_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<int64_t>(g.next() >> 30); });
-        break;
-      case 9:  // bool
-        fill<uint8_t>(f.data, n, lcg, [](Lcg& g) { return static_cast<uint8_t>(g.next() >> 31); });
-        break;
-      case 8:  // string: short words, one of 16, so string ops see equal and unequal text
-        for (size_t k = 0; k < n; ++k) f.strings.push_back("w" + std::to_string(lcg.next() >> 28));
-        f.data.resize(n * sizeof(GeonString));
-        for (size_t k = 0; k < n; ++k) {
-          const GeonString h{f.strings[k].data(), f.strings[k].size()};
-          std::memcpy(f.data.data() + k * sizeof h, &h, sizeof h);
-        }
-        break;
-      default:
-        throw std::runtime_error(std::string("input '") + info.name + "' has dtype " +
-                                 std::to_string(info.dtype) + ", which seeded_feeds cannot fill");
-    }
-    const std::string type = type_of(api, session, i, true);
+    fill_seeded(f, n, lcg);
     if (type.rfind("seq(", 0) == 0 || type.rfind("optional(seq(", 0) == 0) {
       // Four elements (seeded int64 inputs, as positions, are in [0, 4)): the seeded tensor and
       // its bytes scrambled by the same stream.

@@ -20,12 +20,14 @@ struct Feed {
   // String inputs (dtype 8): the text, which `data`'s GeonString handles point into.
   std::vector<std::string> strings;
   // A sequence input: its elements (seeded like a tensor of the declared element shape), and
-  // this feed's own shape and data unused. An optional input is fed present.
+  // this feed's own shape and data unused. An optional input is fed present. Maps are fed the
+  // same way, as their keys and values (kind GEON_VALUE_MAP or GEON_VALUE_MAP_SEQUENCE).
   bool sequence = false;
   std::vector<Feed> elements;
+  int32_t kind = GEON_VALUE_SEQUENCE;  // how `elements` are passed
 };
 
-// Whether the session has an input or output of sequence or optional type (run_values).
+// Whether the session has an input or output of sequence, optional or map type (run_values).
 bool takes_values(const GeonApi& api, const GeonSession* session);
 
 // Every input of the session that has no default, filled with values of a fixed LCG from

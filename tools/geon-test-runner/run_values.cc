@@ -9,7 +9,33 @@ namespace geon::tools {
 namespace {
 
 const char* kind_name(GeonValueKind k) {
-  return k == GEON_VALUE_TENSOR ? "a tensor" : k == GEON_VALUE_SEQUENCE ? "a sequence" : "none";
+  switch (k) {
+    case GEON_VALUE_TENSOR:
+      return "a tensor";
+    case GEON_VALUE_SEQUENCE:
+      return "a sequence";
+    case GEON_VALUE_MAP:
+      return "a map";
+    case GEON_VALUE_MAP_SEQUENCE:
+      return "a sequence of maps";
+    default:
+      return "none";
+  }
+}
+
+// How a mismatch names tensor k of a value: "name' element 3 '", "name' map 1 values '".
+std::string part_name(const HostValue& v, const std::string& name, size_t k) {
+  const char* half = k % 2 == 0 ? " keys" : " values";
+  switch (v.kind) {
+    case GEON_VALUE_SEQUENCE:
+      return name + "' element " + std::to_string(k) + " '";
+    case GEON_VALUE_MAP:
+      return name + "'" + half + " '";
+    case GEON_VALUE_MAP_SEQUENCE:
+      return name + "' map " + std::to_string(k / 2) + half + " '";
+    default:
+      return name;
+  }
 }
 
 // Empty when `got` matches `want`.
@@ -23,9 +49,7 @@ std::string compare_values(const HostValue& got, const HostValue& want, const st
            " elements, expected " + std::to_string(want.tensors.size());
   for (size_t k = 0; k < want.tensors.size(); ++k)
     if (auto m = compare_tensors(got.tensors[k], want.tensors[k], tol))
-      return describe(*m, want.kind == GEON_VALUE_SEQUENCE
-                              ? name + "' element " + std::to_string(k) + " '"
-                              : name);
+      return describe(*m, part_name(want, name, k));
   return "";
 }
 

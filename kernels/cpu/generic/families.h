@@ -19,5 +19,6 @@ std::span<const KernelEntry> vision_rows();     // sampling grids, detection, de
 std::span<const KernelEntry> attention_rows();  // the newest attention and state-space ops
 std::span<const KernelEntry> text_rows();       // strings and the ai.onnx.ml ops
 std::span<const KernelEntry> sequence_rows();   // sequences and optionals
+std::span<const KernelEntry> maps_rows();       // ai.onnx.ml's ops on maps (ZipMap, CastMap...)
 
 }  // namespace geon::cpu

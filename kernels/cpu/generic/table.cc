@@ -94,8 +94,9 @@ const KernelEntry kOther[] = {
 const KernelSet& generic_kernels() {
   static const std::vector<KernelEntry> entries = [] {
     std::vector<KernelEntry> rows(std::begin(kOther), std::end(kOther));
-    for (auto family : {training_rows, indexing_rows, layout_rows, signal_rows, ordering_rows,
-                        quant_rows, vision_rows, attention_rows, text_rows, sequence_rows}) {
+    for (auto family :
+         {training_rows, indexing_rows, layout_rows, signal_rows, ordering_rows, quant_rows,
+          vision_rows, attention_rows, text_rows, sequence_rows, maps_rows}) {
       std::span<const KernelEntry> more = family();
       rows.insert(rows.end(), more.begin(), more.end());
     }

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 /* The version this header describes. Version N's table is a prefix of version N+1's. */
-#define GEON_API_VERSION 3u
+#define GEON_API_VERSION 4u
 
 typedef enum GeonErrorCode {
   GEON_OK = 0,
@@ -71,15 +71,24 @@ typedef struct GeonString {
   uint64_t size;
 } GeonString;
 
-/* A value of sequence or optional type (API version 3; run_values, result_value). kind:
- *   GEON_VALUE_TENSOR    one tensor: tensors[0], count 1 (also an optional that holds one)
- *   GEON_VALUE_SEQUENCE  tensors[0 .. count), count may be 0 (also an optional that holds one)
- *   GEON_VALUE_NONE      an optional without a value: count 0
- * Every tensor is dense, row-major, on the host, and of the element type the model declares. */
+/* A value of sequence, optional or map type (API version 3; maps from version 4; run_values,
+ * result_value). count is always the number of tensors in `tensors`. kind:
+ *   GEON_VALUE_TENSOR         one tensor: tensors[0], count 1 (also an optional that holds one)
+ *   GEON_VALUE_SEQUENCE       tensors[0 .. count), count may be 0 (also an optional that holds
+ *                             one)
+ *   GEON_VALUE_NONE           an optional without a value: count 0
+ *   GEON_VALUE_MAP            a map(K, V) of ai.onnx.ml (version 4): count 2, tensors[0] its keys
+ *                             and tensors[1] its values, both 1-D of the same length
+ *   GEON_VALUE_MAP_SEQUENCE   a seq(map(K, V)) (version 4): two tensors per map, keys then
+ *                             values, so count is twice the number of maps
+ * Every tensor is dense, row-major, on the host, and of the element type the model declares
+ * (for a map's keys: its key type). */
 typedef enum GeonValueKind {
   GEON_VALUE_TENSOR = 0,
   GEON_VALUE_SEQUENCE = 1,
-  GEON_VALUE_NONE = 2
+  GEON_VALUE_NONE = 2,
+  GEON_VALUE_MAP = 3,
+  GEON_VALUE_MAP_SEQUENCE = 4
 } GeonValueKind;
 
 typedef struct GeonValue {
@@ -274,6 +283,11 @@ typedef struct GeonApi {
    * as long as the result. result_tensor() refuses sequence and optional outputs.
    * Thread-safety: any (read-only). */
   GeonStatus* (*result_value)(const GeonResult* r, size_t i, GeonValue* out);
+
+  /* --- version 4: maps ---------------------------------------------------------------------- */
+  /* No new functions: run_values and result_value take and give GEON_VALUE_MAP and
+   * GEON_VALUE_MAP_SEQUENCE, and session_input_type / session_output_type name
+   * "map(int64,tensor(float))" and "seq(map(string,tensor(float)))". */
 } GeonApi;
 
 /* The only exported symbol. Returns the table when this library implements `version` (or

@@ -233,7 +233,8 @@ struct Tensor {
   }
 };
 
-// A sequence or optional value (C API version 3): a tensor, the elements of a sequence, or none.
+// A sequence, optional or map value (C API version 3; maps from 4): a tensor, the elements of a
+// sequence, none, or a map's keys and values (two tensors per map for a sequence of maps).
 struct Value {
   GeonValueKind kind = GEON_VALUE_TENSOR;
   std::vector<Tensor> tensors;

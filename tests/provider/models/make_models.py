@@ -61,20 +61,18 @@ def defaults():
 
 
 def unclaimed():
-    # s = X + X, g = Gradient(s wrt X): Gradient (ai.onnx.preview.training) has an import rule but
-    # no kernel in any set, so no kernel set claims node 1 (when one does, pick another op).
+    # s = X X, g = Det(s): oneDNN's set has no Det, so with devices = "cpu.dnnl" no kernel set
+    # claims node 1 (cpu.generic runs Det; tests that want an unclaimed node leave it out).
     nodes = [
-        helper.make_node("Add", ["X", "X"], ["s"], name="double"),
-        helper.make_node("Gradient", ["X"], ["g"], name="grad", domain="ai.onnx.preview.training",
-                         xs=["X"], y="s"),
+        helper.make_node("MatMul", ["X", "X"], ["s"], name="square"),
+        helper.make_node("Det", ["s"], ["g"], name="det"),
     ]
     graph = helper.make_graph(
         nodes, "unclaimed",
         [helper.make_tensor_value_info("X", TensorProto.FLOAT, [3, 3])],
         [helper.make_tensor_value_info("s", TensorProto.FLOAT, [3, 3]),
-         helper.make_tensor_value_info("g", TensorProto.FLOAT, [3, 3])])
-    model = helper.make_model(graph, opset_imports=OPSET + [helper.make_opsetid("ai.onnx.preview.training", 1)],
-                              producer_name="geon-tests")
+         helper.make_tensor_value_info("g", TensorProto.FLOAT, [])])
+    model = helper.make_model(graph, opset_imports=OPSET, producer_name="geon-tests")
     model.ir_version = 8
     onnx.checker.check_model(model)
     onnx.save(model, "unclaimed.onnx")
@@ -155,6 +153,24 @@ def values():
     onnx.save(model, "values.onnx")
 
 
+def maps():
+    # Maps through the C ABI (API version 4): M: map(int64, float) and Q: seq(map(string, float))
+    # come back as they went in, and V = DictVectorizer(M) over the vocabulary 1, 2, 3, 5.
+    m_type = helper.make_map_type_proto(TensorProto.INT64, helper.make_tensor_type_proto(TensorProto.FLOAT, []))
+    q_type = helper.make_sequence_type_proto(
+        helper.make_map_type_proto(TensorProto.STRING, helper.make_tensor_type_proto(TensorProto.FLOAT, [])))
+    nodes = [helper.make_node("DictVectorizer", ["M"], ["V"], domain="ai.onnx.ml", int64_vocabulary=[1, 2, 3, 5])]
+    graph = helper.make_graph(
+        nodes, "maps", [helper.make_value_info("M", m_type), helper.make_value_info("Q", q_type)],
+        [helper.make_value_info("M", m_type), helper.make_value_info("Q", q_type),
+         helper.make_tensor_value_info("V", TensorProto.FLOAT, [1, 4])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18), helper.make_opsetid("ai.onnx.ml", 3)],
+                              producer_name="geon-tests")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, "maps.onnx")
+
+
 if __name__ == "__main__":
     mlp()
     defaults()
@@ -163,3 +179,4 @@ if __name__ == "__main__":
     external()
     strings()
     values()
+    maps()
