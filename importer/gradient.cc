@@ -127,8 +127,7 @@ int input_gradient(Builder& b, const Step& s, int i, int dy) {
   const int x = s.in[i];
   const int y = s.out[0];
   auto other = [&] { return s.in[1 - i]; };
-  if (op == "Identity" || op == "Sum") return b.reduce_to(dy, x);
-  if (op == "Add") return b.reduce_to(dy, x);
+  if (op == "Identity" || op == "Sum" || op == "Add") return b.reduce_to(dy, x);
   if (op == "Sub") return b.reduce_to(i == 0 ? dy : b.un("Neg", dy), x);
   if (op == "Mul") return b.reduce_to(b.bin("Mul", dy, other()), x);
   if (op == "Div") {
@@ -137,8 +136,10 @@ int input_gradient(Builder& b, const Step& s, int i, int dy) {
     return b.reduce_to(b.un("Neg", b.bin("Div", b.bin("Mul", dy, y), s.in[1])), x);
   }
   if (op == "Neg") return b.un("Neg", dy);
-  if (op == "Relu")
-    return b.node("Where", {b.bin("Greater", x, b.scalar(0, x)), dy, b.scalar(0, x)});
+  if (op == "Relu") {
+    const int zero = b.scalar(0, x);
+    return b.node("Where", {b.bin("Greater", x, zero), dy, zero});
+  }
   if (op == "Sigmoid")  // y (1 - y)
     return b.bin("Mul", dy, b.bin("Mul", y, b.bin("Sub", b.scalar(1, y), y)));
   if (op == "Tanh")  // 1 - y^2
@@ -147,6 +148,10 @@ int input_gradient(Builder& b, const Step& s, int i, int dy) {
   if (op == "Log") return b.bin("Div", dy, x);
   if (op == "Sqrt") return b.bin("Div", dy, b.bin("Add", y, y));
   if (op == "MatMul") {
+    for (int v : s.in)
+      if (!b.graph().value(v).rank_known || b.graph().value(v).rank() < 2)
+        b.unsupported("Gradient differentiates MatMul on operands of rank 2 or more only (node '" +
+                      s.node.name + "')");
     // y = a b: da = dy b^T, db = a^T dy, each summed over broadcast batch dims.
     if (i == 0) return b.reduce_to(b.bin("MatMul", dy, b.transpose_last(s.in[1])), x);
     return b.reduce_to(b.bin("MatMul", b.transpose_last(s.in[0]), dy), x);
@@ -169,13 +174,6 @@ int input_gradient(Builder& b, const Step& s, int i, int dy) {
 // Whether input i of the op carries a derivative (Reshape's shape input does not).
 bool differentiable_input(const Node& n, int i) {
   if (n.op == "Reshape") return i == 0;
-  return true;
-}
-
-bool supported_rank(const Graph& g, const Step& s) {
-  if (s.node.op != "MatMul") return true;
-  for (int v : s.in)
-    if (!g.value(v).rank_known || g.value(v).rank() < 2) return false;
   return true;
 }
 
@@ -289,9 +287,6 @@ void expand_gradient(Graph& g, int node_index, BuildState& st, const std::string
                     "'): it has more than one output");
     const int dy = total(s.out[0]);
     if (dy < 0) continue;
-    if (!supported_rank(g, s))
-      b.unsupported("Gradient differentiates MatMul on operands of rank 2 or more only (node '" +
-                    s.node.name + "')");
     for (size_t i = 0; i < s.in.size(); ++i) {
       const int orig = s.node.inputs[i];
       if (orig < 0 || !on_path[orig] || !differentiable_input(s.node, static_cast<int>(i)))

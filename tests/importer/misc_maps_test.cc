@@ -84,12 +84,15 @@ TEST(ImportMaps, ZipMapChecksTheInput) {
 
 // ---- DictVectorizer ----
 
-GraphBuilder dict_vectorizer(DType key, DType value, std::vector<Attr> attrs) {
+// One ml op y = op(x) on a map input x.
+GraphBuilder map_op(const char* op, DType key, DType value, std::vector<Attr> attrs) {
   GraphBuilder g;
-  g.input_map("x", key, value)
-      .node("DictVectorizer", {"x"}, {"y"}, std::move(attrs), kMlDomain)
-      .output("y");
+  g.input_map("x", key, value).node(op, {"x"}, {"y"}, std::move(attrs), kMlDomain).output("y");
   return g;
+}
+
+GraphBuilder dict_vectorizer(DType key, DType value, std::vector<Attr> attrs) {
+  return map_op("DictVectorizer", key, value, std::move(attrs));
 }
 
 TEST(ImportMaps, DictVectorizerGivesOneRowOfTheVocabularysLength) {
@@ -135,11 +138,7 @@ TEST(ImportMaps, DictVectorizerTakesOnnxruntimesMapTypes) {
 // ---- CastMap ----
 
 GraphBuilder cast_map(DType value, std::vector<Attr> attrs, DType key = DType::kInt64) {
-  GraphBuilder g;
-  g.input_map("x", key, value)
-      .node("CastMap", {"x"}, {"y"}, std::move(attrs), kMlDomain)
-      .output("y");
-  return g;
+  return map_op("CastMap", key, value, std::move(attrs));
 }
 
 TEST(ImportMaps, CastMapDenseGivesOneRowOfUnknownLength) {

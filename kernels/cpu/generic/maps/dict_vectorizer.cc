@@ -3,7 +3,9 @@
 // outside the vocabulary are dropped; a word listed twice gets the value in both places; a key
 // repeated in the map gives its later value.
 #include <cstring>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "core/base/error.h"
@@ -13,10 +15,17 @@
 namespace geon::cpu {
 namespace {
 
+// Looks string keys up by view: a run does not copy every key of the map into a std::string.
+struct TextHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
 struct Vocabulary {
   size_t size = 0;
-  std::unordered_map<std::string, std::vector<size_t>> words;  // string keys
-  std::unordered_map<int64_t, std::vector<size_t>> ids;        // int64 keys
+  std::unordered_map<std::string, std::vector<size_t>, TextHash, std::equal_to<>>
+      words;                                             // string keys
+  std::unordered_map<int64_t, std::vector<size_t>> ids;  // int64 keys
 };
 
 bool allowed(DType key, DType value) {
@@ -72,7 +81,7 @@ std::unique_ptr<Kernel> create_dict_vectorizer(const Graph& g, const Node& n) {
     for (size_t k = 0; k < m.size; ++k) {
       const std::vector<size_t>* at = nullptr;
       if (type.key == DType::kString) {
-        auto it = vocab->words.find(std::string(m.str_keys[k]));
+        auto it = vocab->words.find(m.str_keys[k]);
         if (it != vocab->words.end()) at = &it->second;
       } else {
         auto it = vocab->ids.find(m.int_keys[k]);
