@@ -5,6 +5,7 @@
 
 #include "core/desc/check.h"
 #include "core/desc/desc.h"
+#include "core/desc/in_place.h"
 
 namespace geon {
 namespace {
@@ -13,8 +14,9 @@ using desc_detail::dims_str;
 
 // Strides follow the allocated sizes, so padding shows up as gaps between rows (or columns)
 // while the logical shape stays what the user asked for.
-TensorDesc dense(const char* fn, DType dtype, std::span<const int64_t> shape,
-                 std::span<const int64_t> padded, bool row) {
+// Writes into `d` (assigning its vectors, so their memory is reused).
+void dense_into(TensorDesc& d, const char* fn, DType dtype, std::span<const int64_t> shape,
+                std::span<const int64_t> padded, bool row) {
   if (static_cast<int>(dtype) >= kDTypeCount)
     desc_detail::invalid(
         fn, "dtype " + std::to_string(static_cast<int>(dtype)) + " is not an ONNX element type");
@@ -31,8 +33,8 @@ TensorDesc dense(const char* fn, DType dtype, std::span<const int64_t> shape,
   }
   const std::span<const int64_t> sizes = padded.empty() ? shape : padded;
   const size_t rank = shape.size();
-  TensorDesc d;
   d.dtype = dtype;
+  d.offset = 0;
   d.shape.assign(shape.begin(), shape.end());
   d.strides.assign(rank, 0);
   int64_t step = 1;
@@ -51,6 +53,14 @@ TensorDesc dense(const char* fn, DType dtype, std::span<const int64_t> shape,
   // Padding equal to the shape is no padding; keeping it empty makes equal layouts compare equal.
   if (!padded.empty() && !std::equal(padded.begin(), padded.end(), shape.begin()))
     d.padded.assign(padded.begin(), padded.end());
+  else
+    d.padded.clear();
+}
+
+TensorDesc dense(const char* fn, DType dtype, std::span<const int64_t> shape,
+                 std::span<const int64_t> padded, bool row) {
+  TensorDesc d;
+  dense_into(d, fn, dtype, shape, padded, row);
   return d;
 }
 
@@ -58,6 +68,10 @@ TensorDesc dense(const char* fn, DType dtype, std::span<const int64_t> shape,
 
 TensorDesc row_major(DType dtype, std::span<const int64_t> shape, std::span<const int64_t> padded) {
   return dense("row_major", dtype, shape, padded, true);
+}
+
+void row_major_into(TensorDesc& d, DType dtype, std::span<const int64_t> shape) {
+  dense_into(d, "row_major", dtype, shape, {}, true);
 }
 
 TensorDesc col_major(DType dtype, std::span<const int64_t> shape, std::span<const int64_t> padded) {

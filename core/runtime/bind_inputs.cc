@@ -65,14 +65,25 @@ void RunState::bind_symbols(const Value& v, const Dims& shape) {
   for (int d = 0; d < v.rank(); ++d) {
     const Length& len = v.axes[d].length;
     if (!len.is_symbol()) continue;
-    auto [it, fresh] = symbols_.try_emplace(len.symbol, shape[d], v.name);
-    if (!fresh && it->second.first != shape[d])
+    const Symbol* bound = find_symbol(len.symbol);
+    if (!bound) {
+      symbols_.push_back({&len.symbol, shape[d], &v.name});
+      continue;
+    }
+    if (bound->length != shape[d])
       fail(ErrorCode::kInvalidArgument,
            "input '" + v.name + "': dim " + std::to_string(d) + " is '" + len.symbol +
-               "', which input '" + it->second.second + "' binds to " +
-               std::to_string(it->second.first) + ", but it is " + std::to_string(shape[d]) +
+               "', which input '" + *bound->bound_by + "' binds to " +
+               std::to_string(bound->length) + ", but it is " + std::to_string(shape[d]) +
                " here (shape " + shape_string(shape) + ")");
   }
+}
+
+// A linear search: models bind a few symbols, and a vector keeps its memory between runs.
+const RunState::Symbol* RunState::find_symbol(const std::string& name) const {
+  for (const Symbol& s : symbols_)
+    if (*s.name == name) return &s;
+  return nullptr;
 }
 
 namespace {
@@ -139,9 +150,9 @@ void RunState::bind_inputs(std::span<const TensorRef> inputs, std::span<const Li
                                           " inputs (" + names + ") but the run gives " +
                                           std::to_string(inputs.size()));
   }
-  require(lists.empty() || lists.size() == inputs.size(),
-          "run: " + std::to_string(lists.size()) + " list inputs for " +
-              std::to_string(inputs.size()) + " inputs");
+  if (!lists.empty() && lists.size() != inputs.size())
+    fail(ErrorCode::kInvalidArgument, "run: " + std::to_string(lists.size()) + " list inputs for " +
+                                          std::to_string(inputs.size()) + " inputs");
   for (size_t i = 0; i < inputs.size(); ++i) {
     const int v = g.inputs[i];
     const Value& val = g.values[v];
@@ -155,17 +166,19 @@ void RunState::bind_inputs(std::span<const TensorRef> inputs, std::span<const Li
       lists_[v] = list;
       continue;
     }
-    TensorRef ref = inputs[i];
-    if (!ref.present()) {
+    const TensorRef* ref = &inputs[i];
+    TensorRef fallback;
+    if (!ref->present()) {
       if (!val.overridable || !val.data)
         fail(ErrorCode::kInvalidArgument,
              "input '" + val.name + "' is missing: no data is given and it has no default");
-      ref = {val.data->desc, constant_bytes(c, v), Device{}};
+      fallback = {val.data->desc, constant_bytes(c, v), Device{}};
+      ref = &fallback;
     }
-    check_input(val, ref);
-    bind_symbols(val, ref.desc.shape);
-    held_[v] = {ref, true, nullptr, 0, false};
-    append_key(key_, ref.desc.shape);
+    check_input(val, *ref);
+    bind_symbols(val, ref->desc.shape);
+    set(held_[v], ref->desc, ref->data, ref->device);
+    append_key(key_, ref->desc.shape);
   }
 }
 
@@ -190,27 +203,27 @@ void RunState::bind_outer() {
       fail(ErrorCode::kInvalidArgument, "outer value '" + val.name + "': expected dtype " +
                                             std::string(dtype_name(val.dtype())) + ", got " +
                                             std::string(dtype_name(ref->desc.dtype)));
-    held_[v] = {*ref, true, nullptr, 0, false};
+    set(held_[v], ref->desc, ref->data, ref->device);
     append_key(key_, ref->desc.shape);
   }
 }
 
-std::optional<Dims> RunState::planned_shape(int value) const {
+const Dims* RunState::planned_shape(int value) {
   const Value& v = c.graph->values[value];
-  if (!v.rank_known) return std::nullopt;
-  Dims shape;
+  if (!v.rank_known) return nullptr;
+  planned_.clear();
   for (const Axis& a : v.axes) {
     if (a.length.is_static()) {
-      shape.push_back(a.length.value);
+      planned_.push_back(a.length.value);
     } else if (a.length.is_symbol()) {
-      auto it = symbols_.find(a.length.symbol);
-      if (it == symbols_.end()) return std::nullopt;
-      shape.push_back(it->second.first);
+      const Symbol* s = find_symbol(a.length.symbol);
+      if (!s) return nullptr;
+      planned_.push_back(s->length);
     } else {
-      return std::nullopt;
+      return nullptr;
     }
   }
-  return shape;
+  return &planned_;
 }
 
 }  // namespace geon

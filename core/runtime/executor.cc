@@ -7,6 +7,7 @@
 #include "core/buffer/device_copy.h"
 #include "core/runtime/executor_impl.h"
 #include "core/runtime/graph_uses.h"
+#include "core/runtime/run_state.h"
 #include "core/strings/strings.h"
 
 namespace geon {
@@ -438,7 +439,36 @@ std::unique_ptr<Executable> Executable::compile(std::shared_ptr<const Graph> g,
 }
 
 ExecutableImpl::ExecutableImpl(Compiled c)
-    : c_(std::move(c)), cache_(c_.options.shape_cache_entries) {}
+    : c_(std::move(c)), cache_(c_.options.shape_cache_entries) {
+  std::vector<int> all(c_.graph->outputs.size());
+  for (size_t k = 0; k < all.size(); ++k) all[k] = static_cast<int>(k);
+  all_needed_ = needed_nodes(all);
+}
+
+ExecutableImpl::~ExecutableImpl() = default;
+
+std::unique_ptr<RunState> ExecutableImpl::take_state() const {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_states_.empty()) {
+      std::unique_ptr<RunState> st = std::move(idle_states_.back());
+      idle_states_.pop_back();
+      return st;
+    }
+  }
+  return std::make_unique<RunState>(*this);
+}
+
+void ExecutableImpl::return_state(std::unique_ptr<RunState> st) const noexcept {
+  // As many as the usual number of concurrent runs; more are freed.
+  constexpr size_t kKept = 4;
+  try {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (idle_states_.size() < kKept) idle_states_.push_back(std::move(st));
+  } catch (...) {
+    // Not kept (no memory to keep it): freed below.
+  }
+}
 
 std::shared_ptr<const ShapePlan> ExecutableImpl::find_plan(const ShapeKey& key) const {
   std::lock_guard<std::mutex> lock(mu_);

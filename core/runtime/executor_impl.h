@@ -92,6 +92,7 @@ struct Compiled {
 class ExecutableImpl final : public Executable {
  public:
   explicit ExecutableImpl(Compiled c);
+  ~ExecutableImpl() override;
 
   const Graph& graph() const override { return *c_.graph; }
   const Placement& placement() const override { return c_.placement; }
@@ -115,6 +116,10 @@ class ExecutableImpl final : public Executable {
   std::shared_ptr<Storage> take_arena(Device d, size_t bytes) const;
   void return_arena(std::shared_ptr<Storage> s) const;
   void add_events(std::vector<ProfileEvent> events) const;
+  // A run's state: an idle one kept from an earlier run (emptied by its end()), else a new one;
+  // given back when the run ends.
+  std::unique_ptr<RunState> take_state() const;
+  void return_state(std::unique_ptr<RunState> st) const noexcept;
 
  private:
   void run_node(RunState& st, int step, std::vector<ProfileEvent>* events) const;
@@ -129,6 +134,9 @@ class ExecutableImpl final : public Executable {
   mutable std::shared_ptr<const ShapePlan> latest_;
   mutable std::vector<std::shared_ptr<Storage>> arena_pool_;
   mutable std::vector<ProfileEvent> events_;
+  std::vector<bool> all_needed_;  // needed_nodes of every output, the usual request
+  // Last, so destroyed first: an idle state's destructor may hand memory back to the above.
+  mutable std::vector<std::unique_ptr<RunState>> idle_states_;
 };
 
 // Host bytes of a constant (or an input's default) as kernels read them: string constants as

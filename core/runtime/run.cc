@@ -36,6 +36,31 @@ ListRef detach_list(const ListRef& l) {
   return copy;
 }
 
+// A run's state, taken from the executable for one run and given back emptied when the run
+// returns or throws.
+class StateLease {
+ public:
+  explicit StateLease(const ExecutableImpl& exe) : exe_(exe), st_(exe.take_state()) {}
+  ~StateLease() {
+    st_->end();
+    exe_.return_state(std::move(st_));
+  }
+  StateLease(const StateLease&) = delete;
+  StateLease& operator=(const StateLease&) = delete;
+  RunState& operator*() const { return *st_; }
+
+ private:
+  const ExecutableImpl& exe_;
+  std::unique_ptr<RunState> st_;
+};
+
+bool every_output_in_order(std::span<const int> outputs, size_t count) {
+  if (outputs.size() != count) return false;
+  for (size_t k = 0; k < count; ++k)
+    if (outputs[k] != static_cast<int>(k)) return false;
+  return true;
+}
+
 int64_t since(ExecClock::time_point origin, ExecClock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t - origin).count();
 }
@@ -107,20 +132,26 @@ std::vector<OwnedTensor> ExecutableImpl::run_in(std::span<const TensorRef> input
                                                 std::span<const ListRef> lists) const {
   const Graph& g = *c_.graph;
   for (int o : outputs)
-    require(o >= 0 && o < static_cast<int>(g.outputs.size()),
-            "run: output index " + std::to_string(o) + " is out of range (the graph has " +
-                std::to_string(g.outputs.size()) + " outputs)");
-  require(caller_outputs.empty() || caller_outputs.size() == outputs.size(),
-          "run: " + std::to_string(caller_outputs.size()) + " caller outputs for " +
-              std::to_string(outputs.size()) + " requested outputs");
+    if (o < 0 || o >= static_cast<int>(g.outputs.size()))
+      fail(ErrorCode::kInvalidArgument, "run: output index " + std::to_string(o) +
+                                            " is out of range (the graph has " +
+                                            std::to_string(g.outputs.size()) + " outputs)");
+  if (!caller_outputs.empty() && caller_outputs.size() != outputs.size())
+    fail(ErrorCode::kInvalidArgument, "run: " + std::to_string(caller_outputs.size()) +
+                                          " caller outputs for " + std::to_string(outputs.size()) +
+                                          " requested outputs");
 
-  RunState st(*this, parent, outputs, caller_outputs);
+  const StateLease lease(*this);
+  RunState& st = *lease;
+  st.begin(parent, outputs, caller_outputs);
   st.bind_inputs(inputs, lists);
   st.bind_outer();
   std::shared_ptr<const ShapePlan> plan = find_plan(st.key());
   st.use_plan(plan);
 
-  const std::vector<bool> needed = needed_nodes(outputs);
+  std::vector<bool> some;
+  if (!every_output_in_order(outputs, g.outputs.size())) some = needed_nodes(outputs);
+  const std::vector<bool>& needed = some.empty() ? all_needed_ : some;
   std::vector<ProfileEvent> events;
   std::vector<ProfileEvent>* record = c_.options.profile ? &events : nullptr;
   for (size_t s = 0; s < g.nodes.size(); ++s) {

@@ -9,6 +9,7 @@
 
 #include "core/base/error.h"
 #include "core/buffer/device_copy.h"
+#include "core/desc/in_place.h"
 #include "core/engine/engine.h"
 
 namespace geon {
@@ -20,49 +21,105 @@ size_t bytes_of(const TensorDesc& d) {
   return static_cast<size_t>(dtype_bytes_for(d.dtype, element_count(d)));
 }
 
-// A dense tensor whose axes lie in memory in `layout` order (Value::layout): row-major over the
-// permuted shape, seen back in the logical order. Row-major when there is no layout.
-TensorDesc laid_out(DType dt, const Dims& shape, const std::vector<int>& layout) {
-  if (layout.empty() || layout.size() != shape.size()) return row_major(dt, shape);
-  Dims physical(shape.size());
-  for (size_t i = 0; i < layout.size(); ++i) physical[i] = shape[layout[i]];
-  const TensorDesc p = row_major(dt, physical);
-  TensorDesc d = p;
-  for (size_t i = 0; i < layout.size(); ++i) {
-    d.shape[layout[i]] = p.shape[i];
-    d.strides[layout[i]] = p.strides[i];
-  }
-  return d;
+// Absent until bound again (no memory, no shape), keeping the description's vectors' memory
+// for the value's next binding.
+void unbind(Held& h) {
+  h.bound = false;
+  h.owned.reset();
+  h.owned_bytes = 0;
+  h.in_arena = false;
+  h.ref.data = nullptr;
+  h.ref.desc.shape.clear();
+  h.ref.desc.strides.clear();
 }
 
 }  // namespace
 
-RunState::RunState(const ExecutableImpl& exe, RunState* parent, std::span<const int> outputs,
-                   std::span<const TensorRef> caller_outputs)
-    : c(exe.compiled()), exe_(exe), parent_(parent), outputs_(outputs), caller_(caller_outputs) {
+RunState::RunState(const ExecutableImpl& exe) : c(exe.compiled()), exe_(exe) {
   const Graph& g = *c.graph;
   held_.resize(c.plan_template.size());
   lists_.resize(g.values.size());
   recorded_.resize(c.plan_template.size());
   donated_.assign(c.plan_template.size(), false);
   first_request_.assign(g.values.size(), -1);
+  // Constants are never released (the plan keeps them external), so they stay bound across runs.
+  for (size_t v = 0; v < g.values.size(); ++v)
+    if (c.constant[v])
+      set(held_[v], g.values[v].data->desc, constant_bytes(c, static_cast<int>(v)), Device{});
+}
+
+RunState::~RunState() { end(); }
+
+void RunState::begin(RunState* parent, std::span<const int> outputs,
+                     std::span<const TensorRef> caller_outputs) {
+  parent_ = parent;
+  outputs_ = outputs;
+  caller_ = caller_outputs;
+  const Graph& g = *c.graph;
   for (size_t k = 0; k < outputs.size(); ++k) {
     const int v = g.outputs[outputs[k]];
     if (first_request_[v] < 0) first_request_[v] = static_cast<int>(k);
   }
   results_.resize(outputs.size());
   delivered_.assign(outputs.size(), false);
-  for (size_t v = 0; v < g.values.size(); ++v) {
-    const Value& val = g.values[v];
-    if (!c.constant[v]) continue;
-    held_[v].ref = {val.data->desc, constant_bytes(c, static_cast<int>(v)), Device{}};
-    held_[v].bound = true;
-  }
 }
 
-RunState::~RunState() {
-  for (auto& a : arenas_)
-    if (a) exe_.return_arena(std::move(a));
+void RunState::end() noexcept {
+  const Graph& g = *c.graph;
+  for (int o : outputs_) first_request_[g.outputs[o]] = -1;
+  for (size_t p = 0; p < held_.size(); ++p) {
+    Held& h = held_[p];
+    if (h.bound && !(p < g.values.size() && c.constant[p])) unbind(h);
+  }
+  for (ListRef& l : lists_) l.reset();
+  extra_copies_.clear();
+  results_.clear();
+  symbols_.clear();
+  key_.clear();
+  plan_.reset();
+  for (auto& a : arenas_) {
+    if (!a) continue;
+    try {
+      exe_.return_arena(std::move(a));
+    } catch (...) {
+      a.reset();  // not kept for a later run: back to the allocator
+    }
+  }
+  arenas_.clear();
+  std::fill(recorded_.begin(), recorded_.end(), std::nullopt);
+  std::fill(donated_.begin(), donated_.end(), false);
+  working_ = 0;
+  parent_ = nullptr;
+  outputs_ = {};
+  caller_ = {};
+}
+
+void RunState::set(Held& h, const TensorDesc& desc, void* data, Device device,
+                   std::shared_ptr<Storage> owned, size_t owned_bytes, bool in_arena) {
+  h.ref.desc = desc;
+  h.ref.data = data;
+  h.ref.device = device;
+  h.bound = true;
+  h.owned = std::move(owned);
+  h.owned_bytes = owned_bytes;
+  h.in_arena = in_arena;
+}
+
+// A dense tensor whose axes lie in memory in `layout` order (Value::layout): row-major over the
+// permuted shape, seen back in the logical order. Row-major when there is no layout.
+const TensorDesc& RunState::lay_out(const Value& val, const Dims& shape) {
+  const std::vector<int>& layout = val.layout;
+  if (layout.empty() || layout.size() != shape.size()) {
+    row_major_into(desc_, val.dtype(), shape);
+    return desc_;
+  }
+  physical_.resize(shape.size());
+  for (size_t i = 0; i < layout.size(); ++i) physical_[i] = shape[layout[i]];
+  row_major_into(desc_, val.dtype(), physical_);
+  physical_.assign(desc_.strides.begin(), desc_.strides.end());  // in physical order
+  desc_.shape.assign(shape.begin(), shape.end());
+  for (size_t i = 0; i < layout.size(); ++i) desc_.strides[layout[i]] = physical_[i];
+  return desc_;
 }
 
 size_t RunState::working_in_use() const {
@@ -126,7 +183,7 @@ TensorRef& RunState::place(int value, const Dims& shape, Device device) {
     fail(ErrorCode::kNotSupported, "value '" + val.name + "' has dtype " +
                                        std::string(dtype_name(dt)) +
                                        ", which the executor cannot allocate");
-  const TensorDesc desc = laid_out(dt, shape, val.layout);
+  const TensorDesc& desc = lay_out(val, shape);
   const size_t bytes = bytes_of(desc);
   Held& h = held_[value];
   if (h.bound) {
@@ -146,12 +203,12 @@ TensorRef& RunState::place(int value, const Dims& shape, Device device) {
         fail(ErrorCode::kInvalidArgument, "output '" + val.name + "': the caller's tensor is " +
                                               to_string(caller_[k].desc) + " but the output is " +
                                               to_string(desc));
-      h = {caller_[k], true, nullptr, 0, false};
+      set(h, caller_[k].desc, caller_[k].data, caller_[k].device);
       delivered_[k] = true;
       return h.ref;
     }
     auto s = allocate(device, bytes);
-    h = {{desc, s->data(), device}, true, s, bytes, false};
+    set(h, desc, s->data(), device, s, bytes);
     if (k >= 0 && !has_caller(k) && is_host(device)) {
       results_[k] = {desc, s};
       delivered_[k] = true;
@@ -162,12 +219,13 @@ TensorRef& RunState::place(int value, const Dims& shape, Device device) {
     const Slot& slot = plan_->plan.slots[value];
     if (slot.kind == SlotKind::kArena && bytes <= slot.bytes &&
         plan_->plan.arenas[slot.arena].device == device && may_take_slot(value, desc)) {
-      h = {{desc, arena_address(slot), device}, true, nullptr, 0, true};
+      set(h, desc, arena_address(slot), device, nullptr, 0, true);
       return h.ref;
     }
   }
   auto s = allocate(device, bytes);
-  h = {{desc, s->data(), device}, true, s, bytes, false};
+  void* data = s->data();  // before s is moved: arguments are evaluated in any order
+  set(h, desc, data, device, std::move(s), bytes);
   return h.ref;
 }
 
@@ -208,7 +266,7 @@ void RunState::bind_view(int value, int base, const TensorDesc& desc) {
   if (!b.bound)
     fail(ErrorCode::kInternal,
          "value '" + c.graph->values[value].name + "' is a view of a value not computed yet");
-  held_[value] = {{desc, b.ref.data, b.ref.device}, true, b.owned, 0, false};
+  set(held_[value], desc, b.ref.data, b.ref.device, b.owned);
 }
 
 const TensorRef& RunState::dense_copy(const TensorRef& t, std::list<Held>& keep) {
@@ -345,7 +403,7 @@ void RunState::release(Held& h, const Slot* slot) {
   if (!h.bound) return;
   if (c.options.poison_freed && h.in_arena && slot) poison(h.ref.data, h.ref.device, slot->bytes);
   if (h.owned) working_ -= std::min(working_, h.owned_bytes);
-  h = Held{};
+  unbind(h);
 }
 
 void RunState::release_step(int step) {
@@ -430,7 +488,7 @@ TensorRef& NodeContext::output(int i) {
   if (v < 0)
     fail(ErrorCode::kInternal,
          "the kernel asked for the planned shape of omitted output " + std::to_string(i));
-  const std::optional<Dims> shape = st_.planned_shape(v);
+  const Dims* shape = st_.planned_shape(v);
   if (!shape)
     fail(ErrorCode::kInternal, "output " + std::to_string(i) + " ('" + st_.c.graph->values[v].name +
                                    "') has no shape known before the run; the kernel must give it");

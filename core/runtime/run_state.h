@@ -1,11 +1,11 @@
 // One run's state: the bound inputs and symbols, where each value lives now (its home buffer
 // and copies on other devices), the arenas and run-time allocations with the working-memory
-// count, and the outputs to hand back. Used by one thread at a time.
+// count, and the outputs to hand back. Used by one thread at a time; an executable keeps idle
+// ones for its next runs (begin/end), so the run path's bookkeeping allocates nothing.
 #pragma once
 
 #include <deque>
 #include <list>
-#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,11 +27,19 @@ struct Held {
 
 class RunState {
  public:
-  RunState(const ExecutableImpl& exe, RunState* parent, std::span<const int> outputs,
-           std::span<const TensorRef> caller_outputs);
+  // Sized for exe's graph, constants bound; begin() before each run.
+  explicit RunState(const ExecutableImpl& exe);
   ~RunState();
   RunState(const RunState&) = delete;
   RunState& operator=(const RunState&) = delete;
+
+  // Starts a run that asks for `outputs` (written into `caller_outputs` where given), inside
+  // `parent`'s run (null: none). The spans must outlive end().
+  void begin(RunState* parent, std::span<const int> outputs,
+             std::span<const TensorRef> caller_outputs);
+  // Drops everything the run holds (its memory, lists, arenas, the caller's pointers) and keeps
+  // the capacity of every vector, ready for the next begin().
+  void end() noexcept;
 
   // Binds the graph inputs (checked) and the values captured from enclosing runs; builds the
   // shape key.
@@ -62,8 +70,9 @@ class RunState {
   // A list visible by name from this run (or an enclosing one); null if none.
   const ListRef* lookup_outer_list(const std::string& name) const;
 
-  // The shape a value has from its axes and the bound symbols, if known now.
-  std::optional<Dims> planned_shape(int value) const;
+  // The shape a value has from its axes and the bound symbols, if known now (null if not);
+  // valid until the next call.
+  const Dims* planned_shape(int value);
 
   // Releases (and poisons) the plan entries last needed at this step.
   void release_step(int step);
@@ -97,9 +106,23 @@ class RunState {
   bool has_caller(int k) const;
   const TensorRef& device_constant(int value, Device device) const;
   void bind_symbols(const Value& v, const Dims& shape);
+  // Binds h to memory, assigning the description in place (its vectors' memory is reused).
+  static void set(Held& h, const TensorDesc& desc, void* data, Device device,
+                  std::shared_ptr<Storage> owned = nullptr, size_t owned_bytes = 0,
+                  bool in_arena = false);
+  // The dense description of `shape` in value's layout, in desc_ (valid until the next call).
+  const TensorDesc& lay_out(const Value& val, const Dims& shape);
+  // A bound symbol's length and the input that bound it; symbols name Length::symbol strings of
+  // the graph, which outlives the run.
+  struct Symbol {
+    const std::string* name;
+    int64_t length;
+    const std::string* bound_by;
+  };
+  const Symbol* find_symbol(const std::string& name) const;
 
   const ExecutableImpl& exe_;
-  RunState* parent_;
+  RunState* parent_ = nullptr;
   std::span<const int> outputs_;
   std::span<const TensorRef> caller_;
   std::vector<int> first_request_;  // per value: first requested position holding it, or -1
@@ -108,8 +131,11 @@ class RunState {
   std::deque<std::pair<TransferCopy, Held>> extra_copies_;  // copies the plan did not foresee
   std::vector<OwnedTensor> results_;
   std::vector<bool> delivered_;  // per requested position: written in place already
-  std::map<std::string, std::pair<int64_t, std::string>> symbols_;  // length, bound by
+  std::vector<Symbol> symbols_;
   ShapeKey key_;
+  TensorDesc desc_;  // lay_out's result
+  Dims physical_;    // lay_out's scratch
+  Dims planned_;     // planned_shape's result
   std::shared_ptr<const ShapePlan> plan_;
   std::vector<std::shared_ptr<Storage>> arenas_;  // per plan arena
   std::vector<std::optional<size_t>> recorded_;   // per plan entry, while recording
