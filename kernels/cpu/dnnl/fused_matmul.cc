@@ -185,16 +185,17 @@ bool run_packed(const Config& cfg, KernelContext& ctx, const TensorRef& out, boo
     row = bias_row(ctx.input(2), out.desc.shape.back());
     if (!row) return false;
   }
-  if (has_z) assign(dst_of(out), src_of(ctx.input(3)));
+  const Operand y = dst_of(out);
+  if (has_z) assign(y, src_of(ctx.input(3)));
   const ConstOperand a_rows = src_of(ctx.input(0));
   const ConstOperand* b = row ? &*row : nullptr;
   const float beta = has_z ? 1.0f : 0.0f;
   // The activation inside the product (oneDNN's post-ops, or the epilogue of geon's own small
   // product): Y is written once.
   const cpu::Activation* fusable = cfg.fusable ? &*cfg.fusable : nullptr;
-  if (cfg.packed->run(a_rows, dst_of(out), b, beta, cfg.post.eltwise, fusable)) return true;
-  if (cfg.post.eltwise.empty() || !cfg.packed->run(a_rows, dst_of(out), b, beta)) return false;
-  if (!cfg.dnnl_act->apply(dst_of(out))) activate(cfg.act, dst_of(out));
+  if (cfg.packed->run(a_rows, y, b, beta, cfg.post.eltwise, fusable)) return true;
+  if (cfg.post.eltwise.empty() || !cfg.packed->run(a_rows, y, b, beta)) return false;
+  if (!cfg.dnnl_act->apply(y)) activate(cfg.act, y);
   return true;
 }
 

@@ -186,9 +186,9 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
   const bool fusable = post.empty() || (act && PackedGemm::fuses(*act));
   if (p.small && fusable && (beta == 0.0f || beta == 1.0f) &&
       p.small->worth_it(element_count(dst.desc) / p.n)) {
-    const ConstOperand z(dst);  // beta 1: what dst holds is added, read in place
-    if (p.small->run(a, dst, bias, beta != 0.0f ? &z : nullptr,
-                     post.empty() || !act ? Activation{} : *act))
+    std::optional<ConstOperand> z;  // beta 1: what dst holds is added, read in place
+    if (beta != 0.0f) z.emplace(dst);
+    if (p.small->run(a, dst, bias, z ? &*z : nullptr, post.empty() || !act ? Activation{} : *act))
       return true;
   }
   const int r = a.desc.rank();
