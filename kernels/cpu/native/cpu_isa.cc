@@ -11,13 +11,23 @@ bool cpu_has_avx2_fma() {
   return yes;
 }
 
-bool native_kernels_preferred() {
+namespace {
+
+bool native_allowed() {
   static const bool yes = [] {
     const char* env = std::getenv("GEON_NATIVE_KERNELS");
-    if (env && std::strcmp(env, "0") == 0) return false;
-    return cpu_has_avx2_fma() && !__builtin_cpu_supports("avx512f");
+    return !(env && std::strcmp(env, "0") == 0) && cpu_has_avx2_fma();
   }();
   return yes;
 }
+
+}  // namespace
+
+bool native_kernels_preferred() {
+  static const bool yes = native_allowed() && !__builtin_cpu_supports("avx512f");
+  return yes;
+}
+
+bool native_small_gemm_preferred() { return native_allowed(); }
 
 }  // namespace geon::cpu

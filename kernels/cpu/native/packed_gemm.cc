@@ -35,7 +35,7 @@ PackedGemm::~PackedGemm() = default;
 
 std::unique_ptr<const PackedGemm> PackedGemm::pack(const TensorData& b, bool transposed,
                                                    float alpha, int64_t min_rows) {
-  if (!native_kernels_preferred() || b.elements() > kMaxPackedFloats) return nullptr;
+  if (!native_small_gemm_preferred() || b.elements() > kMaxPackedFloats) return nullptr;
   // A copy no run would use (every A the graph allows is too tall for it) is not made.
   if (min_rows > kMaxMacs / std::max<int64_t>(b.elements(), 1)) return nullptr;
   return pack_for_test(b, transposed, alpha);

@@ -17,7 +17,7 @@ class PackedGemm {
   // B as stored: (K, N), or (N, K) when `transposed`; the packed copy holds alpha·B. Null when
   // B is not a dense non-empty float matrix, is too large to be worth a second packed copy, when
   // no product of at least `min_rows` rows (what the graph knows of A) is small enough for it,
-  // or when native_kernels_preferred() is false.
+  // or when native_small_gemm_preferred() is false.
   static std::unique_ptr<const PackedGemm> pack(const TensorData& b, bool transposed, float alpha,
                                                 int64_t min_rows = 1);
   // pack() whatever the policy and size, when the CPU has AVX2 + FMA: for tests.
