@@ -1,10 +1,12 @@
 // The prepacked product as a 1×1 convolution: A (rows, K) is the source with K channels at
 // `rows` positions (nwc, which is A's row-major layout), the packed weights are (N, K, 1), and
-// the destination (rows, N) is nwc too. A primitive per (rows, bias, beta), all made with the
-// packed weights descriptor fixed, so the one packed copy serves every row count.
+// the destination (rows, N) is nwc too. A primitive per (rows, bias, beta), made with the packed
+// weights descriptor fixed where oneDNN allows, so the one packed copy serves every row count;
+// a primitive that wants another layout reads a copy in it, made once.
 #include "kernels/cpu/dnnl/packed_matmul.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -24,7 +26,8 @@ using dims_t = dnnl::memory::dims;
 using tag = dnnl::memory::format_tag;
 constexpr auto f32 = dnnl::memory::data_type::f32;
 
-// The row count the layout is chosen for; the 1×1 kernels' weights layout does not depend on it.
+// The row count the packed layout is chosen for (on AVX2 the 1×1 kernels' layout does not
+// depend on it; on AVX-512 some row counts want another, see Impl::relaid).
 constexpr int64_t kRepresentativeRows = 64;
 constexpr size_t kMaxCachedPrimitives = 256;
 // Products below this many multiply-adds a part are not worth another thread.
@@ -33,12 +36,15 @@ constexpr int64_t kMinMacsPerPart = int64_t{1} << 16;
 dnnl::memory::desc src_md(int64_t rows, int64_t k) { return {dims_t{1, k, rows}, f32, tag::nwc}; }
 dnnl::memory::desc dst_md(int64_t rows, int64_t n) { return {dims_t{1, n, rows}, f32, tag::nwc}; }
 
-// A cached primitive; empty when oneDNN has no fast one for the packed layout.
+// A cached primitive and the packed weights it reads; empty when oneDNN has no fast one.
 struct Entry {
   std::optional<dnnl::convolution_forward> prim;
+  dnnl::memory weights;
   dnnl::memory::desc scratch;
   size_t scratch_bytes = 0;
 };
+
+std::atomic<int64_t> g_relayouts{0};
 
 // The 1×1 convolution pd, or nullopt when oneDNN has none or only its reference code (which
 // accepts any layout and would be far slower than the general matmul path).
@@ -91,6 +97,31 @@ struct DnnlPackedMatmul::Impl {
 
   mutable std::mutex mu;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
+  // The packed weights reordered into other layouts (relaid()), kept for the object's life.
+  mutable std::vector<std::pair<dnnl::memory, std::shared_ptr<Storage>>> other_layouts;
+
+  // The packed weights in layout `want` (under mu): weights_mem itself, or a copy made once.
+  dnnl::memory relaid(const dnnl::memory::desc& want) const {
+    if (want == weights) return weights_mem;
+    for (const auto& [mem, storage] : other_layouts)
+      if (mem.get_desc() == want) return mem;
+    auto storage = std::make_shared<Storage>(host_allocator(), want.get_size());
+    std::memset(storage->data(), 0, want.get_size());  // a blocked tail's padding stays zero
+    dnnl::memory to(want, dnnl_engine(), storage->data());
+    // Through the plain layout: oneDNN 2.6 reorders one blocked layout into another with its
+    // slow generic code (115 ms for BERT's 3072x768), plain to blocked and back with jit code.
+    std::vector<float> plain(static_cast<size_t>(k * n));
+    dnnl::memory mid(stored_md(k, n, false), dnnl_engine(), plain.data());
+    dnnl::stream& s = dnnl_thread_stream();
+    dnnl_match_thread_count();
+    dnnl::memory from = weights_mem;  // a handle on the same weights
+    dnnl::reorder(from, mid).execute(s, from, mid);
+    dnnl::reorder(mid, to).execute(s, mid, to);
+    s.wait();
+    other_layouts.emplace_back(to, std::move(storage));
+    g_relayouts.fetch_add(1, std::memory_order_relaxed);
+    return to;
+  }
 
   std::shared_ptr<const Entry> primitive(int64_t rows, bool bias, float beta,
                                          std::span<const MatmulPostOps::Eltwise> post) const {
@@ -106,7 +137,15 @@ struct DnnlPackedMatmul::Impl {
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
     auto e = std::make_shared<Entry>();
-    if (auto pd = conv_pd(rows, k, n, weights, bias, beta, post)) {
+    auto pd = conv_pd(rows, k, n, weights, bias, beta, post);
+    e->weights = weights_mem;
+    if (!pd) {
+      // Some kernels' blocking depends on the row count or the post-ops (AVX-512's brgconv): a
+      // primitive that cannot read the packed layout gets a copy in its own, made once.
+      pd = conv_pd(rows, k, n, {dims_t{n, k, 1}, f32, tag::any}, bias, beta, post);
+      if (pd) e->weights = relaid(pd->weights_desc());
+    }
+    if (pd) {
       e->scratch = pd->scratchpad_desc();
       e->scratch_bytes = e->scratch.get_size();
       e->prim.emplace(*pd);
@@ -218,9 +257,8 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
     dnnl::memory dm(dst_md(count, p.n), engine, d0 + first * p.n);
     std::optional<dnnl::memory> biasm;
     // The C entry point takes the arguments as an array: no map is built per call.
-    dnnl_exec_arg_t args[5] = {{DNNL_ARG_SRC, am.get()},
-                               {DNNL_ARG_WEIGHTS, p.weights_mem.get()},
-                               {DNNL_ARG_DST, dm.get()}};
+    dnnl_exec_arg_t args[5] = {
+        {DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, e->weights.get()}, {DNNL_ARG_DST, dm.get()}};
     int n = 3;
     if (bias) {
       biasm.emplace(dnnl::memory::desc({p.n}, f32, tag::a), engine, const_cast<float*>(b0));
@@ -231,5 +269,7 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
   });
   return true;
 }
+
+int64_t dnnl_packed_matmul_relayouts() { return g_relayouts.load(std::memory_order_relaxed); }
 
 }  // namespace geon::cpu

@@ -49,4 +49,7 @@ class DnnlPackedMatmul {
   std::unique_ptr<Impl> impl_;
 };
 
+// Copies of packed weights reordered into another primitive's layout, made so far (tests).
+int64_t dnnl_packed_matmul_relayouts();
+
 }  // namespace geon::cpu
