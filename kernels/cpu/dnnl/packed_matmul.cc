@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/base/error.h"
+#include "kernels/cpu/dnnl/packed_gemv.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/native/packed_gemm.h"
 
@@ -94,6 +95,7 @@ struct DnnlPackedMatmul::Impl {
   // zero padding of the blocked layout's tail.
   dnnl::memory weights_mem;
   std::unique_ptr<const PackedGemm> small;  // geon's own packing for small products, or null
+  int64_t panel_width = 0;                  // column_panel_width(weights): 0, no packed_gemv
 
   mutable std::mutex mu;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
@@ -203,6 +205,7 @@ std::shared_ptr<const DnnlPackedMatmul> DnnlPackedMatmul::pack(const TensorData&
     return nullptr;
   }
   impl->small = PackedGemm::pack(b, transposed, alpha, min_rows);
+  impl->panel_width = column_panel_width(impl->weights);
   return std::shared_ptr<const DnnlPackedMatmul>(new DnnlPackedMatmul(std::move(impl)));
 }
 
@@ -240,15 +243,23 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
   if (bias && (element_count(bias->desc) != p.n || !is_contiguous(bias->desc))) return false;
   const int64_t rows = element_count(dst.desc) / p.n;
   if (rows == 0) return true;
+  const float* a0 = static_cast<const float*>(a.data) + a.desc.offset;
+  float* d0 = static_cast<float*>(dst.data) + dst.desc.offset;
+  const float* b0 = bias ? static_cast<const float*>(bias->base()) + bias->desc.offset : nullptr;
+  // Too few rows to split by rows (see packed_gemv.h).
+  if (p.panel_width && post.empty() && rows <= kPackedGemvMaxRows &&
+      p.k * p.n >= kPackedGemvMinWeights) {
+    const ColumnPanels panels{static_cast<const float*>(p.weights_mem.get_data_handle()), p.k, p.n,
+                              p.panel_width};
+    packed_gemv(panels, a0, rows, d0, b0, beta);
+    return true;
+  }
   // Blocks of rows across the pool, each one primitive call on its thread. A split gives at most
   // two row counts; both must have a primitive before anything is written.
   const int parts = dnnl_parts(rows, double(rows) * p.k * p.n, kMinMacsPerPart);
   for (const int64_t count : {rows / parts, (rows + parts - 1) / parts})
     if (count > 0 && !p.primitive(count, bias != nullptr, beta, post)->prim) return false;
 
-  const float* a0 = static_cast<const float*>(a.data) + a.desc.offset;
-  float* d0 = static_cast<float*>(dst.data) + dst.desc.offset;
-  const float* b0 = bias ? static_cast<const float*>(bias->base()) + bias->desc.offset : nullptr;
   dnnl_parallel(rows, parts, [&](int64_t first, int64_t last) {
     const int64_t count = last - first;
     const auto e = p.primitive(count, bias != nullptr, beta, post);
