@@ -26,7 +26,7 @@ void dnnl_match_thread_count();
 // pool this thread sees (the session's); one part runs on this thread alone.
 void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64_t)>& body);
 // How many parts `work` units of work are worth on the pool this thread sees, `grain` units a
-// part at least, one per item and two per thread at most.
+// part at least, one per item and one per thread at most.
 int dnnl_parts(int64_t items, double work, double grain);
 // This thread's scratch memory, at least `bytes` long and 64-byte aligned; valid until the
 // thread's next call.
