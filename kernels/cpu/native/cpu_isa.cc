@@ -13,10 +13,20 @@ bool cpu_has_avx2_fma() {
 
 namespace {
 
+const char* native_switch() { return std::getenv("GEON_NATIVE_KERNELS"); }
+
 bool native_allowed() {
   static const bool yes = [] {
-    const char* env = std::getenv("GEON_NATIVE_KERNELS");
+    const char* env = native_switch();
     return !(env && std::strcmp(env, "0") == 0) && cpu_has_avx2_fma();
+  }();
+  return yes;
+}
+
+bool native_forced() {
+  static const bool yes = [] {
+    const char* env = native_switch();
+    return env && std::strcmp(env, "1") == 0;
   }();
   return yes;
 }
@@ -24,7 +34,8 @@ bool native_allowed() {
 }  // namespace
 
 bool native_kernels_preferred() {
-  static const bool yes = native_allowed() && !__builtin_cpu_supports("avx512f");
+  static const bool yes =
+      native_allowed() && (native_forced() || !__builtin_cpu_supports("avx512f"));
   return yes;
 }
 

@@ -8,8 +8,8 @@ namespace geon::cpu {
 // The CPU executes AVX2 and FMA instructions (what the kernels themselves need; tests ask this).
 bool cpu_has_avx2_fma();
 // The kernel sets use the native convolution and pooling kernels where they apply: AVX2 + FMA
-// without AVX-512, unless GEON_NATIVE_KERNELS=0 in the environment (a diagnostic switch, to
-// compare with oneDNN).
+// without AVX-512, unless GEON_NATIVE_KERNELS=0 in the environment; =1 uses them on AVX-512
+// machines too (diagnostic switches, to compare with oneDNN).
 bool native_kernels_preferred();
 // The native small product (PackedGemm) is used wherever the CPU has AVX2 + FMA, AVX-512 or
 // not: what it saves is oneDNN's fixed cost per call, which AVX-512 does not shrink.
