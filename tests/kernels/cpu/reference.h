@@ -27,6 +27,16 @@ inline double bcast_at(const Host& h, const Dims& out, int64_t i) {
   return h.at(src);
 }
 
+// Element i of the (M, N) product of a (M, K) (any leading dims folded into M) with B as
+// stored, (K, N) or (N, K) when `tb`: a naive loop in double.
+inline double matmul_product(const Host& a, const Host& b, bool tb, int64_t n_len, int64_t i) {
+  const int64_t k_len = a.desc.shape.back(), m = i / n_len, n = i % n_len;
+  double s = 0;
+  for (int64_t k = 0; k < k_len; ++k)
+    s += a.at(m * k_len + k) * b.at(tb ? n * k_len + k : k * n_len + n);
+  return s;
+}
+
 // Expects `got` to have `shape` and got[i] ≈ want(i) for every i.
 inline void expect_values(const Host& got, const Dims& shape,
                           const std::function<double(int64_t)>& want, double tol = 1e-5) {

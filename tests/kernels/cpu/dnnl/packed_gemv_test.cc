@@ -81,15 +81,6 @@ TEST(PackedGemv, ReadsColumnPanelLayoutsOnly) {
             0);
 }
 
-// (M, K) x B (B stored (N, K) when transposed), element i of the (M, N) result.
-double product(const Host& a, const Host& b, bool tb, int64_t n_len, int64_t i) {
-  const int64_t k_len = a.desc.shape.back(), m = i / n_len, n = i % n_len;
-  double s = 0;
-  for (int64_t k = 0; k < k_len; ++k)
-    s += a.at(m * k_len + k) * b.at(tb ? n * k_len + k : k * n_len + n);
-  return s;
-}
-
 TEST(PackedGemv, GemmOfFewRowsAndLargeConstantWeightsMatchesNaiveLoops) {
   std::mt19937 rng(72);
   // A classifier's shape: more weights than geon's own small product packs (PackedGemm), which
@@ -118,7 +109,7 @@ TEST(PackedGemv, GemmOfFewRowsAndLargeConstantWeightsMatchesNaiveLoops) {
         expect_values(
             ctx.result(0), {M, N},
             [&](int64_t i) {
-              return alpha * product(a, b, tb, N, i) + beta * bcast_at(c, {M, N}, i);
+              return alpha * matmul_product(a, b, tb, N, i) + beta * bcast_at(c, {M, N}, i);
             },
             1e-3);  // sums of 1100 products: ONNX's rtol
       }

@@ -25,15 +25,6 @@ Host run(const Kernel& k, std::vector<Host> inputs) {
   return ctx.result(0);
 }
 
-// (rows, K) x B, B given as stored ((N, K) when transposed), element i of the (rows, N) result.
-double product(const Host& a, const Host& b, bool tb, int64_t n_len, int64_t i) {
-  const int64_t k_len = a.desc.shape.back(), m = i / n_len, n = i % n_len;
-  double s = 0;
-  for (int64_t k = 0; k < k_len; ++k)
-    s += a.at(m * k_len + k) * b.at(tb ? n * k_len + k : k * n_len + n);
-  return s;
-}
-
 TEST(CpuDnnlPrepacked, MatMulWithConstantBServesEveryRowCount) {
   std::mt19937 rng(51);
   // N = 10 and K = 13 leave a partial block of the packed layout.
@@ -49,17 +40,18 @@ TEST(CpuDnnlPrepacked, MatMulWithConstantBServesEveryRowCount) {
       SCOPED_TRACE("M=" + std::to_string(M) + " K=" + std::to_string(K) +
                    " N=" + std::to_string(N));
       expect_values(
-          run(*kernel, {a, b}), {M, N}, [&](int64_t i) { return product(a, b, false, N, i); },
-          1e-4);
+          run(*kernel, {a, b}), {M, N},
+          [&](int64_t i) { return matmul_product(a, b, false, N, i); }, 1e-4);
     }
     // Batch dims of A fold into the rows; a 1-D A is one row.
     const Host a3 = Host::random(DType::kFloat, {2, 3, K}, rng);
     expect_values(
-        run(*kernel, {a3, b}), {2, 3, N}, [&](int64_t i) { return product(a3, b, false, N, i); },
-        1e-4);
+        run(*kernel, {a3, b}), {2, 3, N},
+        [&](int64_t i) { return matmul_product(a3, b, false, N, i); }, 1e-4);
     const Host v = Host::random(DType::kFloat, {K}, rng);
     expect_values(
-        run(*kernel, {v, b}), {N}, [&](int64_t i) { return product(v, b, false, N, i); }, 1e-4);
+        run(*kernel, {v, b}), {N}, [&](int64_t i) { return matmul_product(v, b, false, N, i); },
+        1e-4);
   }
 }
 
@@ -74,13 +66,14 @@ TEST(CpuDnnlPrepacked, MatMulFallsBackForTransposedAAndAnotherB) {
   // A stored transposed: not a dense row-major matrix, so the general path reads it in place.
   const Host at = Host::random(DType::kFloat, {M, K}, rng).strided({1, 0});
   expect_values(
-      run(*kernel, {at, b}), {M, N}, [&](int64_t i) { return product(at, b, false, N, i); }, 1e-4);
+      run(*kernel, {at, b}), {M, N}, [&](int64_t i) { return matmul_product(at, b, false, N, i); },
+      1e-4);
   // A run whose B has another shape than the constant is computed from the run's B.
   const Host b2 = Host::random(DType::kFloat, {K, N + 2}, rng);
   const Host a = Host::random(DType::kFloat, {M, K}, rng);
   expect_values(
-      run(*kernel, {a, b2}), {M, N + 2}, [&](int64_t i) { return product(a, b2, false, N + 2, i); },
-      1e-4);
+      run(*kernel, {a, b2}), {M, N + 2},
+      [&](int64_t i) { return matmul_product(a, b2, false, N + 2, i); }, 1e-4);
 }
 
 TEST(CpuDnnlPrepacked, GemmWithConstantBTransBAlphaBetaAndC) {
@@ -117,7 +110,7 @@ TEST(CpuDnnlPrepacked, GemmWithConstantBTransBAlphaBetaAndC) {
             expect_values(
                 run(*kernel, in), {M, N},
                 [&](int64_t i) {
-                  const double ab = alpha * product(a, b, tb, N, i);
+                  const double ab = alpha * matmul_product(a, b, tb, N, i);
                   return with_c ? ab + beta * bcast_at(c, {M, N}, i) : ab;
                 },
                 1e-4);
@@ -181,7 +174,7 @@ TEST(CpuDnnlPrepacked, PackedRunRefusesOtherViewsWithoutWriting) {
   const Host a = Host::random(DType::kFloat, {M, K}, rng);
   ASSERT_TRUE(packed->run(ConstOperand(a.desc, a.bytes->data()), d, nullptr, 0.0f));
   expect_values(
-      dst, {M, N}, [&](int64_t i) { return product(a, bh, false, N, i); }, 1e-4);
+      dst, {M, N}, [&](int64_t i) { return matmul_product(a, bh, false, N, i); }, 1e-4);
 }
 
 }  // namespace

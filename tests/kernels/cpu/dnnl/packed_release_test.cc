@@ -41,15 +41,6 @@ Host run_released(const Kernel& k, std::vector<Host> inputs) {
   return ctx.result(0);
 }
 
-// Element i of the (m, n) product of a (m, k) with B as stored ((n, k) when tb).
-double product(const Host& a, const Host& b, bool tb, int64_t n_len, int64_t i) {
-  const int64_t k_len = a.desc.shape.back(), m = i / n_len, n = i % n_len;
-  double s = 0;
-  for (int64_t k = 0; k < k_len; ++k)
-    s += a.at(m * k_len + k) * b.at(tb ? n * k_len + k : k * n_len + n);
-  return s;
-}
-
 void expect_packed_b(const Kernel& k) {
   const std::span<const int> packed = k.packed_inputs();
   ASSERT_EQ(packed.size(), 1u);
@@ -71,7 +62,7 @@ TEST(CpuDnnlPackedRelease, MatMulRunsWithBReleasedOnBothPaths) {
   for (const Host* x : {&a, &at})
     expect_values(
         run_released(*kernel, {*x, b}), {M, N},
-        [&](int64_t i) { return product(*x, b, false, N, i); }, 1e-4);
+        [&](int64_t i) { return matmul_product(*x, b, false, N, i); }, 1e-4);
 }
 
 TEST(CpuDnnlPackedRelease, GemmRunsWithBReleasedOnBothPaths) {
@@ -91,7 +82,8 @@ TEST(CpuDnnlPackedRelease, GemmRunsWithBReleasedOnBothPaths) {
   for (const Host* x : {&a, &at})
     expect_values(
         run_released(*kernel, {*x, b, c}), {M, N},
-        [&](int64_t i) { return alpha * product(*x, b, true, N, i) + beta * c.at(i % N); }, 1e-4);
+        [&](int64_t i) { return alpha * matmul_product(*x, b, true, N, i) + beta * c.at(i % N); },
+        1e-4);
 }
 
 TEST(CpuDnnlPackedRelease, FusedMatMulRunsWithBReleasedOnBothPaths) {
@@ -115,7 +107,7 @@ TEST(CpuDnnlPackedRelease, FusedMatMulRunsWithBReleasedOnBothPaths) {
     expect_values(
         run_released(*kernel, {*x, b, bias, z}), {M, N},
         [&](int64_t i) {
-          const double y = alpha * product(*x, b, true, N, i) + bias.at(i % N) + z.at(i);
+          const double y = alpha * matmul_product(*x, b, true, N, i) + bias.at(i % N) + z.at(i);
           return 0.5 * y * (1.0 + std::erf(y / std::sqrt(2.0)));
         },
         1e-4);
