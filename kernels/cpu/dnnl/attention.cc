@@ -8,8 +8,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <map>
-#include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 
@@ -17,6 +15,7 @@
 #include "core/engine/thread_pool.h"
 #include "kernels/cpu/dnnl/matmul_core.h"
 #include "kernels/cpu/dnnl/ops.h"
+#include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/generic/ops.h"
 
@@ -112,21 +111,19 @@ class DnnlAttention {
  private:
   std::shared_ptr<const SoftmaxPrim> softmax(int64_t rows, int64_t n) const {
     const std::array<int64_t, 2> key{rows, n};
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = softmax_.find(key); it != softmax_.end()) return it->second;
-    const dnnl::memory::desc md({rows, n}, dnnl::memory::data_type::f32,
-                                dnnl::memory::format_tag::ab);
-    const dnnl::softmax_v2_forward::desc d(dnnl::prop_kind::forward_inference,
-                                           dnnl::algorithm::softmax_accurate, md, md, 1);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const dnnl::softmax_v2_forward::primitive_desc pd(d, attr, dnnl_engine());
-    auto p = std::make_shared<SoftmaxPrim>(
-        SoftmaxPrim{dnnl::softmax_v2_forward(pd), md, pd.scratchpad_desc(), 0});
-    p->scratch_bytes = p->scratch.get_size();
-    if (softmax_.size() >= 16) softmax_.clear();  // a model fed ever new shapes starts over
-    softmax_.emplace(key, p);
-    return p;
+    return softmax_.get(key, [&] {
+      const dnnl::memory::desc md({rows, n}, dnnl::memory::data_type::f32,
+                                  dnnl::memory::format_tag::ab);
+      const dnnl::softmax_v2_forward::desc d(dnnl::prop_kind::forward_inference,
+                                             dnnl::algorithm::softmax_accurate, md, md, 1);
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+      const dnnl::softmax_v2_forward::primitive_desc pd(d, attr, dnnl_engine());
+      auto p = std::make_shared<SoftmaxPrim>(
+          SoftmaxPrim{dnnl::softmax_v2_forward(pd), md, pd.scratchpad_desc(), 0});
+      p->scratch_bytes = p->scratch.get_size();
+      return p;
+    });
   }
 
   void run_softmax(float* x, int64_t rows, int64_t n) const {
@@ -286,8 +283,7 @@ class DnnlAttention {
   Attrs at_;
   std::unique_ptr<Kernel> fallback_;
   DnnlMatmul matmul_;
-  mutable std::mutex mu_;
-  mutable std::map<std::array<int64_t, 2>, std::shared_ptr<const SoftmaxPrim>> softmax_;
+  PrimitiveCache<std::array<int64_t, 2>, SoftmaxPrim> softmax_{16};
 };
 
 bool given(const Node& n, int i) { return has_input(n, i); }

@@ -1,18 +1,17 @@
 // oneDNN convolution and deconvolution setup: channels-last memory descriptors, ONNX weights
 // seen as oneDNN's (G, O/G, I/G, k...) by strides alone, post-ops for FusedConv, a
-// mutex-guarded primitive cache and per-thread buffers for the copies of odd layouts.
+// primitive cache (primitive_cache.h) and per-thread buffers for the copies of odd layouts.
 #include "kernels/cpu/dnnl/conv_core.h"
 
 #include <algorithm>
 #include <atomic>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl/layout.h"
+#include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/native/direct_conv.h"
 
@@ -234,8 +233,7 @@ struct DnnlConv::Impl {
   // oneDNN too: a run it cannot take reorders W from the input instead).
   std::unique_ptr<const DirectConv> direct;
 
-  mutable std::mutex mu;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
+  PrimitiveCache<std::vector<int64_t>, Entry> cache{kMaxCachedPrimitives};
   // The packed weights reordered into the other layouts primitives asked for (another thread
   // count or X shape than at construction), one copy per layout.
   mutable std::vector<std::shared_ptr<const PackedWeights>> repacked;
@@ -246,7 +244,7 @@ struct DnnlConv::Impl {
   bool use_packed(const Dims& w) const { return packed && w == packed_w_shape; }
 
   // The packed weights in layout `d`: the construction's copy, or a reorder of it made once
-  // per layout. Called under `mu`.
+  // per layout. Called from the cache's make, under its lock.
   std::shared_ptr<const PackedWeights> packed_as(const dnnl::memory::desc& d) const {
     if (packed->desc == d) return packed;
     for (const auto& r : repacked)
@@ -287,8 +285,12 @@ struct DnnlConv::Impl {
       require(w_user.has_value(), o.op + ": W's view has strides oneDNN cannot read");
       key.insert(key.end(), wv.strides.begin(), wv.strides.end());
     }
-    std::lock_guard<std::mutex> lock(mu);
-    if (auto it = cache.find(key); it != cache.end()) return it->second;
+    return cache.get(std::move(key), [&] { return make_entry(geo, x, w, bias, pk, w_user); });
+  }
+
+  std::shared_ptr<const Entry> make_entry(const ConvGeometry& geo, const Dims& x,
+                                          const TensorDesc& w, bool bias, bool pk,
+                                          const std::optional<dnnl::memory::desc>& w_user) const {
     auto e = std::make_shared<Entry>();
     const dims_t wd = weights_dims(w.shape, o.attrs.group, o.attrs.transpose);
     const std::optional<Made> pd = make_primitive(o, geo, x, wd, bias);
@@ -308,9 +310,6 @@ struct DnnlConv::Impl {
       e->packed = packed_as(e->weights);
     else
       e->w_reorder.emplace(dnnl::reorder::primitive_desc(engine, *w_user, engine, e->weights));
-    // Bounded: a model fed ever new shapes starts over (callers keep the entries they hold).
-    if (cache.size() >= kMaxCachedPrimitives) cache.clear();
-    cache.emplace(std::move(key), e);
     return e;
   }
 

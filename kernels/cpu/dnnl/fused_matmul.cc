@@ -8,8 +8,6 @@
 // as linear + clip). Views oneDNN cannot take, or alpha with a bias, go the general way: the
 // product, then the engine.
 #include <algorithm>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +18,7 @@
 #include "kernels/cpu/dnnl/matmul_core.h"
 #include "kernels/cpu/dnnl/ops.h"
 #include "kernels/cpu/dnnl/packed_matmul.h"
+#include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 
 namespace geon::cpu {
@@ -129,9 +128,10 @@ class DnnlActivation {
   static constexpr size_t kMaxCached = 256;
 
   std::shared_ptr<const Entry> entry(int64_t count) const {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(count);
-    if (it != cache_.end()) return it->second;
+    return cache_.get(count, [&] { return make_entry(count); });
+  }
+
+  std::shared_ptr<const Entry> make_entry(int64_t count) const {
     auto e = std::make_shared<Entry>();
     e->md = dnnl::memory::desc({count}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
     try {
@@ -149,14 +149,11 @@ class DnnlActivation {
     } catch (const dnnl::error&) {
       e->prims.clear();
     }
-    if (cache_.size() >= kMaxCached) cache_.clear();
-    cache_.emplace(count, e);
     return e;
   }
 
   std::vector<MatmulPostOps::Eltwise> ops_;
-  mutable std::mutex mu_;
-  mutable std::map<int64_t, std::shared_ptr<const Entry>> cache_;
+  PrimitiveCache<int64_t, Entry> cache_{kMaxCached};
 };
 
 // A bias of N values in a row (any leading length-1 dims), as the packed product takes it.

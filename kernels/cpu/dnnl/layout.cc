@@ -7,11 +7,6 @@
 #include "kernels/cpu/dnnl/runtime.h"
 
 namespace geon::cpu {
-namespace {
-
-constexpr size_t kMaxCachedReorders = 256;
-
-}  // namespace
 
 std::optional<dnnl::memory::data_type> dnnl_dtype(DType t) {
   using dt = dnnl::memory::data_type;
@@ -71,29 +66,22 @@ void LayoutCopier::copy(const Operand& to, const ConstOperand& from) const {
   key.push_back(static_cast<int64_t>(from.desc.dtype));
   key.insert(key.end(), from.desc.strides.begin(), from.desc.strides.end());
   key.insert(key.end(), to.desc.strides.begin(), to.desc.strides.end());
-  std::shared_ptr<const Reorder> r;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = reorders_.find(key); it != reorders_.end()) {
-      r = it->second;
-    } else {
-      dnnl::primitive_attr attr;
-      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      try {
-        dnnl::engine& engine = dnnl_engine();
-        const dnnl::reorder::primitive_desc pd(engine, *fm, engine, *tm, attr);
-        auto made = std::make_shared<Reorder>();
-        made->prim = dnnl::reorder(pd);
-        made->scratch = pd.scratchpad_desc();
-        made->scratch_bytes = made->scratch.get_size();
-        r = made;
-      } catch (const dnnl::error&) {
-        r = nullptr;  // remembered: the engine's assign copies this pair of layouts
-      }
-      if (reorders_.size() >= kMaxCachedReorders) reorders_.clear();
-      reorders_.emplace(std::move(key), r);
-    }
-  }
+  const std::shared_ptr<const Reorder> r =
+      reorders_.get(std::move(key), [&]() -> std::shared_ptr<const Reorder> {
+        dnnl::primitive_attr attr;
+        attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        try {
+          dnnl::engine& engine = dnnl_engine();
+          const dnnl::reorder::primitive_desc pd(engine, *fm, engine, *tm, attr);
+          auto made = std::make_shared<Reorder>();
+          made->prim = dnnl::reorder(pd);
+          made->scratch = pd.scratchpad_desc();
+          made->scratch_bytes = made->scratch.get_size();
+          return made;
+        } catch (const dnnl::error&) {
+          return nullptr;
+        }
+      });
   if (!r) {
     assign(to, from);
     return;

@@ -4,9 +4,7 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <string>
@@ -14,6 +12,7 @@
 
 #include "core/engine/engine.h"
 #include "kernels/cpu/conv_params.h"  // channels-last descriptions, shares_memory
+#include "kernels/cpu/dnnl/primitive_cache.h"
 
 namespace geon::cpu {
 
@@ -44,8 +43,8 @@ class LayoutCopier {
  private:
   struct Reorder;
   std::string what_;  // for messages
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Reorder>> reorders_;
+  // Null for a pair oneDNN has no reorder for (remembered: the engine's assign copies it).
+  PrimitiveCache<std::vector<int64_t>, Reorder> reorders_{256};
 };
 
 }  // namespace geon::cpu

@@ -1,5 +1,5 @@
 // oneDNN matmul setup: memory descriptors from geon descriptions (strides in elements, the
-// offset folded into the pointer) and a mutex-guarded primitive cache; with the per-thread
+// offset folded into the pointer) and a primitive cache (primitive_cache.h); with the per-thread
 // streams and scratchpads of dnnl/runtime.h the per-call cost is a lookup and the memory objects.
 #include "kernels/cpu/dnnl/matmul_core.h"
 
@@ -11,6 +11,7 @@
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
+#include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 
 namespace geon::cpu {
@@ -106,8 +107,7 @@ TensorDesc MatmulViews::dst(const TensorDesc& out) const {
 }
 
 struct DnnlMatmul::Impl {
-  mutable std::mutex mu;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
+  PrimitiveCache<std::vector<int64_t>, Entry> cache{kMaxCachedPrimitives};
 
   // The primitive for these views; bias may be null. Throws (no bias) or returns an empty
   // entry (bias) when oneDNN cannot make one.
@@ -136,9 +136,13 @@ struct DnnlMatmul::Impl {
         key.insert(key.end(), {static_cast<int64_t>(e.alg), ab[0], ab[1]});
       }
     }
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
+    return cache.get(std::move(key), [&] { return make_entry(a, b, c, bias, alpha, beta, post); });
+  }
+
+  static std::shared_ptr<const Entry> make_entry(const TensorDesc& a, const TensorDesc& b,
+                                                 const TensorDesc& c, const TensorDesc* bias,
+                                                 float alpha, float beta,
+                                                 const MatmulPostOps* post) {
     auto e = std::make_shared<Entry>();
     e->a = md_of(a);
     e->b = md_of(b);
@@ -166,9 +170,6 @@ struct DnnlMatmul::Impl {
       if (!bias && !post)
         fail(ErrorCode::kNotSupported, std::string("oneDNN matmul: ") + err.what());
     }
-    // Bounded: a model fed ever new shapes starts over (callers keep the entries they hold).
-    if (cache.size() >= kMaxCachedPrimitives) cache.clear();
-    cache.emplace(std::move(key), e);
     return e;
   }
 };

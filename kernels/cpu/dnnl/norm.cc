@@ -4,15 +4,14 @@
 // back mean and variance; InvStdDev = 1 / sqrt(variance + epsilon) is formed here.
 #include <array>
 #include <cmath>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl/ops.h"
+#include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 
 namespace geon::cpu {
@@ -30,8 +29,11 @@ class LayerNormCache {
   explicit LayerNormCache(float eps) : eps_(eps) {}
   std::shared_ptr<const LnPrim> get(int64_t rows, int64_t n, bool shift, bool stats) const {
     const std::array<int64_t, 4> key{rows, n, shift, stats};
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    return cache_.get(key, [&] { return make(rows, n, shift, stats); });
+  }
+
+ private:
+  std::shared_ptr<const LnPrim> make(int64_t rows, int64_t n, bool shift, bool stats) const {
     using tag = dnnl::memory::format_tag;
     const auto f32 = dnnl::memory::data_type::f32;
     const dnnl::memory::desc data({rows, n}, f32, tag::ab), stat({rows}, f32, tag::a),
@@ -47,15 +49,11 @@ class LayerNormCache {
     auto p = std::make_shared<LnPrim>(
         LnPrim{dnnl::layer_normalization_forward(pd), data, stat, param, pd.scratchpad_desc(), 0});
     p->scratch_bytes = p->scratch.get_size();
-    if (cache_.size() >= 64) cache_.clear();  // a model fed ever new shapes starts over
-    cache_.emplace(key, p);
     return p;
   }
 
- private:
   float eps_;
-  mutable std::mutex mu_;
-  mutable std::map<std::array<int64_t, 4>, std::shared_ptr<const LnPrim>> cache_;
+  PrimitiveCache<std::array<int64_t, 4>, LnPrim> cache_{64};
 };
 
 // A dense float copy of t broadcast to `shape` (or t's own memory when it already is that).

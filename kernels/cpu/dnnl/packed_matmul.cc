@@ -9,14 +9,13 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/base/error.h"
 #include "kernels/cpu/dnnl/packed_gemv.h"
+#include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/native/packed_gemm.h"
 
@@ -97,12 +96,12 @@ struct DnnlPackedMatmul::Impl {
   std::unique_ptr<const PackedGemm> small;  // geon's own packing for small products, or null
   int64_t panel_width = 0;                  // column_panel_width(weights): 0, no packed_gemv
 
-  mutable std::mutex mu;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache;
+  PrimitiveCache<std::vector<int64_t>, Entry> cache{kMaxCachedPrimitives};
   // The packed weights reordered into other layouts (relaid()), kept for the object's life.
   mutable std::vector<std::pair<dnnl::memory, std::shared_ptr<Storage>>> other_layouts;
 
-  // The packed weights in layout `want` (under mu): weights_mem itself, or a copy made once.
+  // The packed weights in layout `want` (from the cache's make, under its lock): weights_mem
+  // itself, or a copy made once.
   dnnl::memory relaid(const dnnl::memory::desc& want) const {
     if (want == weights) return weights_mem;
     for (const auto& [mem, storage] : other_layouts)
@@ -135,27 +134,23 @@ struct DnnlPackedMatmul::Impl {
     std::vector<int64_t> key{rows, bias ? 1 : 0, bits(beta)};
     for (const MatmulPostOps::Eltwise& e : post)
       key.insert(key.end(), {static_cast<int64_t>(e.alg), bits(e.alpha), bits(e.beta)});
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return it->second;
-    auto e = std::make_shared<Entry>();
-    auto pd = conv_pd(rows, k, n, weights, bias, beta, post);
-    e->weights = weights_mem;
-    if (!pd) {
-      // Some kernels' blocking depends on the row count or the post-ops (AVX-512's brgconv): a
-      // primitive that cannot read the packed layout gets a copy in its own, made once.
-      pd = conv_pd(rows, k, n, {dims_t{n, k, 1}, f32, tag::any}, bias, beta, post);
-      if (pd) e->weights = relaid(pd->weights_desc());
-    }
-    if (pd) {
-      e->scratch = pd->scratchpad_desc();
-      e->scratch_bytes = e->scratch.get_size();
-      e->prim.emplace(*pd);
-    }
-    // Bounded: a model fed ever new batch sizes starts over (callers keep the entries they hold).
-    if (cache.size() >= kMaxCachedPrimitives) cache.clear();
-    cache.emplace(std::move(key), e);
-    return e;
+    return cache.get(std::move(key), [&] {
+      auto e = std::make_shared<Entry>();
+      auto pd = conv_pd(rows, k, n, weights, bias, beta, post);
+      e->weights = weights_mem;
+      if (!pd) {
+        // Some kernels' blocking depends on the row count or the post-ops (AVX-512's brgconv): a
+        // primitive that cannot read the packed layout gets a copy in its own, made once.
+        pd = conv_pd(rows, k, n, {dims_t{n, k, 1}, f32, tag::any}, bias, beta, post);
+        if (pd) e->weights = relaid(pd->weights_desc());
+      }
+      if (pd) {
+        e->scratch = pd->scratchpad_desc();
+        e->scratch_bytes = e->scratch.get_size();
+        e->prim.emplace(*pd);
+      }
+      return e;
+    });
   }
 };
 

@@ -6,9 +6,7 @@
 // padding are left to cpu.generic (as are, at run time, geometries oneDNN makes no primitive
 // for). src and dst are read and written through their strides.
 #include <algorithm>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 
@@ -17,6 +15,7 @@
 #include "core/desc/views.h"
 #include "kernels/cpu/conv_params.h"
 #include "kernels/cpu/dnnl/ops.h"
+#include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/generic/ops.h"
 #include "kernels/cpu/generic/pool/window.h"
@@ -205,9 +204,11 @@ class DnnlPool {
       key.insert(key.end(), d->shape.begin(), d->shape.end());
       key.insert(key.end(), d->strides.begin(), d->strides.end());
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) return it->second;
+    return cache_.get(std::move(key), [&] { return make_entry(x, y, g); });
+  }
+
+  std::shared_ptr<const Entry> make_entry(const TensorDesc& x, const TensorDesc& y,
+                                          const PoolGeometry& g) const {
     auto e = std::make_shared<Entry>();
     e->src = md_of(x);
     e->dst = dst_md(x, y);
@@ -237,8 +238,6 @@ class DnnlPool {
     } catch (const dnnl::error&) {
       // Left empty: the caller retries with dense layouts, then falls back.
     }
-    if (cache_.size() >= kMaxCachedPrimitives) cache_.clear();
-    cache_.emplace(std::move(key), e);
     return e;
   }
 
@@ -253,8 +252,7 @@ class DnnlPool {
   bool global_;
   PoolAttrs attrs_;
   dnnl::algorithm alg_;
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache_;
+  PrimitiveCache<std::vector<int64_t>, Entry> cache_{kMaxCachedPrimitives};
 };
 
 bool is_max(const Node& n) { return n.op == "MaxPool" || n.op == "GlobalMaxPool"; }

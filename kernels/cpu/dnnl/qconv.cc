@@ -24,8 +24,6 @@
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -34,6 +32,7 @@
 #include "kernels/cpu/conv_params.h"
 #include "kernels/cpu/dnnl/layout.h"
 #include "kernels/cpu/dnnl/ops.h"
+#include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 
 namespace geon::cpu {
@@ -413,8 +412,11 @@ class QConvKernel : public Kernel {
     // Blocks of one run (compute's split) differ in their pads, not only in X.
     key.insert(key.end(), geo.pad_begin.begin(), geo.pad_begin.end());
     key.insert(key.end(), geo.pad_end.begin(), geo.pad_end.end());
-    std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    return cache_.get(std::move(key), [&] { return make_entry(geo, x); });
+  }
+
+  // primitive()'s entry, made under the cache's lock (packed_as keeps packed_ under it too).
+  std::shared_ptr<const Entry> make_entry(const ConvGeometry& geo, const Dims& x) const {
     const Dims& w = p_.w_shape;
     using dt = dnnl::memory::data_type;
     const auto src = channels_last_md(DType::kUInt8, x);
@@ -452,15 +454,12 @@ class QConvKernel : public Kernel {
                                          dims_text(x) + ", W " + dims_text(w) + " and output " +
                                          dims_text(geo.dst_shape) + " (" + err.what() + ")");
     }
-    if (cache_.size() >= kMaxCachedPrimitives) cache_.clear();  // callers keep what they hold
-    cache_.emplace(std::move(key), e);
     return e;
   }
 
   QConvParams p_;
   LayoutCopier copier_;
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache_;
+  PrimitiveCache<std::vector<int64_t>, Entry> cache_{kMaxCachedPrimitives};
   mutable std::vector<std::shared_ptr<const Packed>> packed_;
 };
 
