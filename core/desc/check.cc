@@ -26,23 +26,17 @@ void out_of_range(const char* fn, const std::string& what) {
   fail(ErrorCode::kOutOfRange, std::string(fn) + ": " + what);
 }
 
-int64_t count_elements(std::span<const int64_t> shape, const char* fn, const char* arg) {
-  // One pass with the multiply's overflow flag: this runs for several views of every node of
-  // every run. A zero length makes the count 0 even when a partial product overflowed.
-  bool zero = false, overflow = false;
-  int64_t n = 1;
-  for (int64_t len : shape) {
+void bad_count(std::span<const int64_t> shape, const char* fn, const char* arg) {
+  for (int64_t len : shape)
     if (len < 0)
       invalid(fn, std::string(arg) + " " + dims_str(shape) + " has a negative length " +
                       std::to_string(len));
-    zero = zero || len == 0;
-    overflow = overflow || __builtin_mul_overflow(n, len, &n);
-  }
-  if (zero) return 0;
-  if (overflow)
-    out_of_range(fn,
-                 std::string(arg) + " " + dims_str(shape) + " has more elements than int64 holds");
-  return n;
+  out_of_range(fn,
+               std::string(arg) + " " + dims_str(shape) + " has more elements than int64 holds");
+}
+
+void overflowed(const char* fn, const char* what) {
+  out_of_range(fn, std::string(what) + " overflows int64");
 }
 
 void check_desc(const TensorDesc& d, const char* fn) {
@@ -58,36 +52,6 @@ int axis_in(int64_t axis, int rank, const char* fn, const char* arg) {
                          std::to_string(-rank) + ", " + std::to_string(rank - 1) + "] for rank " +
                          std::to_string(rank));
   return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
-
-std::optional<int64_t> add(int64_t a, int64_t b) {
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-  if ((b > 0 && a > kMax - b) || (b < 0 && a < kMin - b)) return std::nullopt;
-  return a + b;
-}
-
-std::optional<int64_t> mul(int64_t a, int64_t b) {
-  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-  if (a == 0 || b == 0) return 0;
-  // INT64_MIN has no positive counterpart: refused as an operand, so no result is it either.
-  if (a == kMin || b == kMin) return std::nullopt;
-  // The overflow flag of one multiply, not a division: this runs for every shape of every run.
-  int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r) || r == kMin) return std::nullopt;
-  return r;
-}
-
-int64_t add_or_fail(int64_t a, int64_t b, const char* fn, const char* what) {
-  auto r = add(a, b);
-  if (!r) out_of_range(fn, std::string(what) + " overflows int64");
-  return *r;
-}
-
-int64_t mul_or_fail(int64_t a, int64_t b, const char* fn, const char* what) {
-  auto r = mul(a, b);
-  if (!r) out_of_range(fn, std::string(what) + " overflows int64");
-  return *r;
 }
 
 int64_t floor_div(int64_t a, int64_t b) {
