@@ -157,10 +157,27 @@ class DnnlActivation {
 };
 
 // A bias of N values in a row (any leading length-1 dims), as the packed product takes it.
-std::optional<ConstOperand> bias_row(const TensorRef& bias, int64_t n) {
-  const TensorDesc& d = bias.desc;
-  if (d.rank() < 1 || d.shape.back() != n || element_count(d) != n) return std::nullopt;
-  return ConstOperand(d, bias.data);
+bool is_bias_row(const TensorDesc& d, int64_t n) {
+  return d.rank() >= 1 && d.shape.back() == n && element_count(d) == n;
+}
+
+// The packed path's operands and output shape, one set per thread, assigned per call: their
+// descriptions keep their memory between calls. A small product is dominated by what runs
+// around it, and fresh copies of four descriptions cost seven allocations a node. Nothing the
+// packed product runs calls back into this kernel on the same thread.
+struct PackedCall {
+  ConstOperand a, bias;
+  Operand y;
+  Dims shape;
+};
+PackedCall& packed_call() {
+  thread_local PackedCall call;
+  return call;
+}
+
+void set(ConstOperand& to, const TensorRef& from) {
+  to.desc = from.desc;
+  to.data = from.data;
 }
 
 struct Config {
@@ -177,15 +194,18 @@ struct Config {
 // output is `out`, already taken with A's leading dims and N. False: the general path.
 bool run_packed(const Config& cfg, KernelContext& ctx, const TensorRef& out, bool has_bias,
                 bool has_z) {
-  std::optional<ConstOperand> row;
+  PackedCall& call = packed_call();
   if (has_bias) {
-    row = bias_row(ctx.input(2), out.desc.shape.back());
-    if (!row) return false;
+    if (!is_bias_row(ctx.input(2).desc, out.desc.shape.back())) return false;
+    set(call.bias, ctx.input(2));
   }
-  const Operand y = dst_of(out);
+  call.y.desc = out.desc;
+  call.y.data = out.data;
+  const Operand& y = call.y;
   if (has_z) assign(y, src_of(ctx.input(3)));
-  const ConstOperand a_rows = src_of(ctx.input(0));
-  const ConstOperand* b = row ? &*row : nullptr;
+  set(call.a, ctx.input(0));
+  const ConstOperand& a_rows = call.a;
+  const ConstOperand* b = has_bias ? &call.bias : nullptr;
   const float beta = has_z ? 1.0f : 0.0f;
   // The activation inside the product (oneDNN's post-ops, or the epilogue of geon's own small
   // product): Y is written once.
@@ -211,7 +231,8 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
   if (cfg.packed && a_in.rank() >= 2 && ctx.input(1).desc.shape == cfg.packed->packed_shape()) {
     const Dims& b_shape = cfg.packed->packed_shape();
     if (a_in.shape.back() == b_shape[cfg.trans_b ? 1 : 0]) {
-      Dims shape = a_in.shape;
+      Dims& shape = packed_call().shape;
+      shape = a_in.shape;
       shape.back() = b_shape[cfg.trans_b ? 0 : 1];
       check_z(shape);
       out = &ctx.output(0, shape);
