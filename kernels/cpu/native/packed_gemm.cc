@@ -2,6 +2,7 @@
 #include "kernels/cpu/native/packed_gemm.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "kernels/cpu/native/cpu_isa.h"
@@ -84,14 +85,24 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   if (bias && (bias->desc.dtype != DType::kFloat || element_count(bias->desc) != p.n ||
                !is_contiguous(bias->desc)))
     return false;
+  const int64_t rows = element_count(dst.desc) / p.n;
+  // Every operand here is dense floats: each covers [first, first + count) and overlap is two
+  // comparisons (the general shares_memory works out strided spans with checked arithmetic, a
+  // measurable part of a small product's call).
+  const float* a0 = static_cast<const float*>(a.data) + a.desc.offset;
+  float* y0 = static_cast<float*>(dst.data) + dst.desc.offset;
+  const auto overlaps = [&](const float* x, int64_t x_count) {
+    const auto xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y0);
+    return xb < yb + sizeof(float) * rows * p.n && yb < xb + sizeof(float) * x_count;
+  };
   const bool z_in_place = z && z->data == dst.data && z->desc == dst.desc;
   if (z && !z_in_place &&
       (z->desc.dtype != DType::kFloat || z->desc.shape != dst.desc.shape ||
-       !is_contiguous(z->desc) || shares_memory(z->data, z->desc, dst.data, dst.desc)))
+       !is_contiguous(z->desc) ||
+       overlaps(static_cast<const float*>(z->data) + z->desc.offset, rows * p.n)))
     return false;
-  if (shares_memory(a.data, a.desc, dst.data, dst.desc)) return false;
-  const int64_t rows = element_count(dst.desc) / p.n;
   if (rows == 0) return true;
+  if (overlaps(a0, rows * p.k)) return false;
 
   const int64_t blocks = (p.n + kTileChannels - 1) / kTileChannels;
   thread_local std::vector<float> padded_bias;
@@ -102,13 +113,13 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   }
   const int64_t tap = 0;
   native::ConvTiles job;
-  job.x = static_cast<const float*>(a.data) + a.desc.offset;
+  job.x = a0;
   job.channels = p.k;
   job.taps = &tap;
   job.taps_count = 1;
   job.weights = p.weights();
   job.bias = padded_bias.data();
-  job.y = static_cast<float*>(dst.data) + dst.desc.offset;
+  job.y = y0;
   job.z = z ? static_cast<const float*>(z->data) + z->desc.offset : nullptr;
   job.batch = 1;
   job.out_h = 1;

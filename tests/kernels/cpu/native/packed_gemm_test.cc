@@ -1,6 +1,7 @@
 // PackedGemm (kernels/cpu/native) against a naive loop in double, B stored plain and
 // transposed, N not a multiple of the 16-wide block, alpha folded in, bias and residual; and
-// the packing policy: no copy is made when every A the graph allows is too tall for it.
+// the packing policy: no copy is made when every A the graph allows is too tall for it; and
+// which overlaps of A, Z and Y it refuses.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,6 +55,42 @@ TEST(PackedGemm, MatchesANaiveProductForPlainAndTransposedB) {
               << i << "," << j;
         }
     }
+}
+
+TEST(PackedGemm, RefusesOutputsOverlappingTheirInputsAndTakesNeighbours) {
+  if (!cpu_has_avx2_fma()) GTEST_SKIP() << "PackedGemm needs AVX2 + FMA, which this CPU lacks";
+  std::mt19937 g(11);
+  const int64_t m = 3, k = 8, n = 8;
+  auto b = random_matrix(k, n, g);
+  auto packed = PackedGemm::pack_for_test(*b, false, 1.0f);
+  ASSERT_TRUE(packed);
+  // One buffer: A at `a_at`, Y at `y_at` (in floats); Y is written only when run() takes it.
+  std::vector<float> buf(static_cast<size_t>(4 * m * k), 0.5f);
+  const auto run_at = [&](int64_t a_at, int64_t y_at, const ConstOperand* z) {
+    TensorDesc ad = dense({m, k}), yd = dense({m, n});
+    ad.offset = a_at;
+    yd.offset = y_at;
+    return packed->run(ConstOperand(ad, buf.data()), Operand{yd, buf.data()}, nullptr, z,
+                       Activation{});
+  };
+  EXPECT_FALSE(run_at(0, 0, nullptr)) << "Y on A";
+  EXPECT_FALSE(run_at(0, m * k - 1, nullptr)) << "Y's first element on A's last";
+  EXPECT_FALSE(run_at(m * n - 1, 0, nullptr)) << "A's first element on Y's last";
+  EXPECT_TRUE(run_at(0, m * k, nullptr)) << "Y right after A";
+  EXPECT_TRUE(run_at(m * n, 0, nullptr)) << "A right after Y";
+
+  // Z: the very same view as Y is the in-place residual; any other overlap is refused.
+  TensorDesc yd = dense({m, n});
+  yd.offset = 2 * m * k;
+  const ConstOperand z_same(yd, buf.data());
+  EXPECT_TRUE(run_at(0, 2 * m * k, &z_same));
+  TensorDesc zd = yd;
+  zd.offset = yd.offset + 1;
+  const ConstOperand z_shifted(zd, buf.data());
+  EXPECT_FALSE(run_at(0, 2 * m * k, &z_shifted));
+  zd.offset = m * k + m * n;
+  const ConstOperand z_after(zd, buf.data());
+  EXPECT_TRUE(run_at(0, m * k, &z_after)) << "Z right after Y";
 }
 
 TEST(PackedGemm, NoCopyIsMadeWhenEveryProductIsTooLargeForIt) {
