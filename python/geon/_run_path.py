@@ -3,6 +3,11 @@ into numpy arrays, with as few Python and ctypes objects per call as possible. A
 the ordinary (array-likes, wrong dtypes, copies, sub-byte types, odd results) goes through the
 general code in _tensors, which owns every error message.
 
+The quickest path (run_plain) takes a feed of plain numpy arrays whose names and shapes an
+earlier run had: it packs the GeonTensor arrays into bytes objects and calls run through a
+prototype of plain pointers and integers, which ctypes converts far faster than pointers to
+structures (the library only reads the tensor arrays, so bytes' read-only buffers serve).
+
 Thread-safety: a session's RunPath is shared by every thread running it. What it caches is
 read-only once built (the name and shape arrays the library only reads); each call builds its
 own GeonTensor arrays and result structs.
@@ -10,6 +15,7 @@ own GeonTensor arrays and result structs.
 
 import ctypes
 import math
+import operator
 import struct
 
 import numpy as np
@@ -81,7 +87,15 @@ class RunPath:
         # outputs a run with those input shapes gave: the next such run writes into arrays
         # allocated here (run_known), with no result object to read back.
         self._known = {}
+        # The same, with all run_plain needs: (input names, input shapes, output names) ->
+        # (input names' address, count, output names' address or None, count,
+        # [(element type, numpy dtype, rank, shape address, bytes)] per input, input layout,
+        # [(element type, numpy dtype, rank, shape, shape address, bytes)] per output, its layout,
+        # what the addresses point into).
+        self._plans = {}
         self.release_status = table.release_status
+        # run() again, typed for run_plain: addresses as integers, tensor arrays as bytes.
+        self._plain_run = _PLAIN_RUN(ctypes.cast(table.run, ctypes.c_void_p).value)
 
     def name_array(self, names):
         """A c_char_p array of `names` (a tuple of str), memoized: the library only reads it."""
@@ -153,6 +167,50 @@ class RunPath:
                 tensors[k] = _capi.GeonTensor(dtype, rank, shape, data, nbytes)
         return self.name_array(tuple(names)), tensors, n, keep, key
 
+    def run_plain(self, handle, input_feed, names):
+        """The outputs of a run fed only plain numpy arrays (of the declared element types,
+        aligned, C-contiguous, writable: what c_char.from_buffer takes) with input names, shapes
+        and output names (`names`, a tuple or None) that an earlier run had, written by the
+        library into arrays allocated here; `handle` is the session's address. None when the
+        feed is anything else or the library refuses the run (an output shape that depends on
+        the values, any error): the caller then runs the general way, which reports errors."""
+        try:
+            key = (tuple(input_feed), tuple(map(_shape_of, input_feed.values())), names)
+            plan = self._plans.get(key)
+        except (AttributeError, TypeError):  # a value with no shape, or one that is no tuple
+            return None
+        if plan is None:
+            return None
+        in_names, n_in, out_names, n_out, inputs, in_layout, outputs, out_layout, _ = plan
+        words = []
+        for value, (number, want, rank, shape_address, nbytes) in zip(input_feed.values(), inputs):
+            if type(value) is not np.ndarray:
+                return None
+            dtype = value.dtype
+            if dtype is not want and dtype != want:
+                return None
+            try:  # refuses read-only and non-contiguous arrays
+                data = _addressof(_from_buffer(value))
+            except (TypeError, ValueError, BufferError):
+                return None
+            if data % dtype.alignment:
+                return None
+            words += (number, rank, shape_address, data, nbytes)
+        arrays = []
+        out_words = []
+        for number, dtype, rank, shape, shape_address, nbytes in outputs:
+            array = _empty(shape, dtype)
+            arrays.append(array)
+            out_words += (number, rank, shape_address, _addressof(_from_buffer(array)), nbytes)
+        status = self._plain_run(
+            handle, in_names, in_layout.pack(*words), n_in, out_names, n_out, out_layout.pack(*out_words), None
+        )
+        if status:
+            self.release_status(status)
+            self._plans.pop(key, None)
+            return None
+        return arrays
+
     def run_known(self, handle, in_names, in_tensors, n_in, out_names, n_out, key):
         """The outputs of a run whose input shapes an earlier run had (remember()), written by
         the library into arrays allocated here: one call, no result object. None when the shapes
@@ -163,7 +221,7 @@ class RunPath:
             return None
         arrays = []
         words = []
-        for number, dtype, shape, shape_address in spec:
+        for number, dtype, shape, shape_address, _ in spec:
             array = np.empty(shape, dtype)
             arrays.append(array)
             words += (number, len(shape), shape_address, ctypes.addressof(ctypes.c_char.from_buffer(array)),
@@ -178,15 +236,46 @@ class RunPath:
         return arrays
 
     def remember(self, key, arrays):
-        """Keeps the outputs' element types and shapes for run_known (plain numeric outputs
-        only, none empty)."""
+        """Keeps the outputs' element types and shapes for run_known and run_plain (plain
+        numeric outputs only, none empty). `key` is ((input names, input shapes), output names
+        or None), as run() builds it."""
         spec = []
         for array in arrays:
             number = _NUMBERS.get(array.dtype)
             if number is None or array.size == 0 or type(array) is not np.ndarray:
                 return
-            spec.append((number, array.dtype, array.shape, self._shape(array.shape)[1]))
+            # The shape's c_int64 array rides along: the shape cache may start over while this
+            # entry still hands its address to the library.
+            shape_array, shape_address = self._shape(array.shape)
+            spec.append((number, array.dtype, array.shape, shape_address, shape_array))
         _remember(self._known, key, spec)
+        if not _LAYOUT_MATCHES:
+            return
+        (in_names, in_shapes), names = key
+        inputs = []
+        kept = [spec]  # what the plan's addresses point into, held in case caches start over
+        for name, shape in zip(in_names, in_shapes):
+            number, dtype = self._declared.get(name, (None, None))
+            if dtype is None or not math.prod(shape):
+                return  # an input run_plain cannot take: no plan
+            shape_array, shape_address = self._shape(shape)
+            kept.append(shape_array)
+            inputs.append((number, dtype, len(shape), shape_address, math.prod(shape) * dtype.itemsize))
+        in_array = self.name_array(in_names)
+        out_array = self.name_array(names) if names else None
+        kept += (in_array, out_array)
+        plan = (
+            ctypes.addressof(in_array),
+            len(in_names),
+            ctypes.addressof(out_array) if out_array is not None else None,
+            len(names) if names else 0,
+            inputs,
+            _packer(len(in_names)).layout,
+            [(n, dt, len(shape), shape, at, array.nbytes) for (n, dt, shape, at, _), array in zip(spec, arrays)],
+            _packer(len(spec)).layout,
+            kept,
+        )
+        _remember(self._plans, (in_names, in_shapes, names), plan)
 
     def outputs(self, owner):
         """The result's outputs as numpy arrays viewing its memory (owner keeps it alive)."""
@@ -221,6 +310,24 @@ class RunPath:
                 arrays.append(_tensors.result_array(owner, index))  # raises, naming the output
         return arrays
 
+
+# run(GeonSession*, const char* const*, const GeonTensor*, size_t, const char* const*, size_t,
+# GeonTensor*, GeonResult**) with plain pointers: c_char_p passes a bytes object's own buffer.
+_PLAIN_RUN = ctypes.CFUNCTYPE(
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_char_p,
+    ctypes.c_size_t,
+    ctypes.c_void_p,
+    ctypes.c_size_t,
+    ctypes.c_char_p,
+    ctypes.c_void_p,
+)
+_addressof = ctypes.addressof
+_from_buffer = ctypes.c_char.from_buffer
+_empty = np.empty
+_shape_of = operator.attrgetter("shape")
 
 _BYTE_DTYPES = {}
 # numpy dtype -> element type number, for the dtypes whose arrays run_known may hand out.

@@ -95,3 +95,15 @@ def subtract():
         [onnx.helper.make_tensor_value_info("z", FLOAT, ["n"])],
     )
     return _model(graph, 17)
+
+
+def nonzero():
+    """i = NonZero(x) on a float vector of length "n": an output whose shape depends on the
+    input's values, not only its shape."""
+    graph = onnx.helper.make_graph(
+        [onnx.helper.make_node("NonZero", ["x"], ["i"])],
+        "nonzero",
+        [onnx.helper.make_tensor_value_info("x", FLOAT, ["n"])],
+        [onnx.helper.make_tensor_value_info("i", onnx.TensorProto.INT64, [1, "k"])],
+    )
+    return _model(graph, 17)

@@ -224,6 +224,50 @@ class RunPath(unittest.TestCase):
         np.testing.assert_array_equal(first, kept)
 
 
+    def test_inputs_the_quickest_path_declines_still_give_correct_results(self):
+        # A run of plain arrays caches the shapes; the same shapes then come as a misaligned
+        # view, a strided view and a read-only array, each of which goes the general way.
+        a, b = _random(9, seed=26), _random(9, seed=27)
+        self.session.run(None, {"x": a, "y": b})
+        raw = np.zeros(9 * 4 + 1, np.uint8)
+        misaligned = raw[1:].view(np.float32)
+        misaligned[:] = a
+        self.assertNotEqual(misaligned.ctypes.data % 4, 0)
+        strided = _random(18, seed=28)[::2]
+        frozen = b.copy()
+        frozen.setflags(write=False)
+        for x, y in ((misaligned, b), (strided, b), (a, frozen), (a, b)):
+            (z,) = self.session.run(None, {"x": x, "y": y})
+            np.testing.assert_array_equal(z, np.asarray(x) - np.asarray(y))
+
+    def test_a_cached_shape_with_another_dtype_is_still_refused(self):
+        a, b = _random(4, seed=29), _random(4, seed=30)
+        self.session.run(None, {"x": a, "y": b})
+        with self.assertRaises(geon.GeonError) as caught:
+            self.session.run(None, {"x": a.astype(np.float64), "y": b})
+        self.assertIn("x", str(caught.exception))
+
+    def test_output_shapes_that_depend_on_values_are_not_taken_from_the_last_run(self):
+        session = geon.InferenceSession(_models.nonzero())
+        for values in ([0, 1, 2, 0], [3, 0, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0], [0, 5, 0, 6]):
+            x = np.array(values, np.float32)
+            for _ in range(2):  # the second run of each has the first one's shapes cached
+                (i,) = session.run(None, {"x": x})
+                np.testing.assert_array_equal(i, np.array([np.nonzero(x)[0]], np.int64))
+
+    def test_output_subsets_of_one_feed_are_cached_apart(self):
+        session = geon.InferenceSession(_models.mlp(seed=9))
+        feed = _feed_for(_models.mlp(seed=9), 3, seed=5)
+        for _ in range(2):
+            y, hidden = session.run(None, feed)
+            (only_hidden,) = session.run(["hidden"], feed)
+            (only_y,) = session.run(["y"], feed)
+            np.testing.assert_array_equal(only_hidden, hidden)
+            np.testing.assert_array_equal(only_y, y)
+            self.assertEqual(only_hidden.shape, (3, 32))
+            self.assertEqual(only_y.shape, (3, 8))
+
+
 class ElementTypes(unittest.TestCase):
     def test_identity_round_trips_each_element_type(self):
         rng = np.random.default_rng(11)

@@ -187,6 +187,8 @@ typedef struct GeonApi {
    * On failure nothing is returned in *result.
    * When non-NULL, `outputs` has one entry per requested output (n_outputs, or the
    * model's output count when n_outputs == 0); entries with data == NULL are allocated.
+   * The library only reads the `inputs` and `outputs` arrays themselves (it writes into the
+   * memory outputs[i].data points to, never into the GeonTensor entries).
    * Thread-safety: any — several threads may run one session at once with their own
    * inputs; each run has its own working memory. */
   GeonStatus* (*run)(GeonSession* s, const char* const* input_names, const GeonTensor* inputs,
