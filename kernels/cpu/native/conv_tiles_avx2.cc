@@ -95,10 +95,51 @@ void tile(const float* const* xs, const int64_t* taps, int taps_count, int64_t c
 #undef GEON_TILE_STORE
 }
 
+// tile<1>'s work (one pixel: a matrix-vector product when the tile is a small Gemm's row) with
+// four partial sums per half, over channels c mod 4. tile<1> keeps one accumulator per half, a
+// chain of dependent FMAs that runs at a quarter of the FMA rate; here four chains do not wait
+// on each other. The partial sums add up in a fixed order, so results do not vary run to run.
+void tile_one(const float* const* xs, const int64_t* taps, int taps_count, int64_t channels,
+              const float* w, const float* bias, float* const* ys, const float* const* zs,
+              const Epilogue& e) {
+  __m256 p00 = _mm256_loadu_ps(bias), p01 = _mm256_loadu_ps(bias + 8);
+  __m256 p10 = _mm256_setzero_ps(), p11 = p10, p20 = p10, p21 = p10, p30 = p10, p31 = p10;
+  for (int t = 0; t < taps_count; ++t) {
+    const float* x = xs[0] + taps[t];
+    int64_t c = 0;
+    for (; c + 4 <= channels; c += 4, w += 4 * kTileChannels) {
+#define GEON_ONE_STEP(j)                                                              \
+  {                                                                                   \
+    const __m256 a = _mm256_broadcast_ss(x + c + j);                                  \
+    p##j##0 = _mm256_fmadd_ps(a, _mm256_load_ps(w + j * kTileChannels), p##j##0);     \
+    p##j##1 = _mm256_fmadd_ps(a, _mm256_load_ps(w + j * kTileChannels + 8), p##j##1); \
+  }
+      GEON_ONE_STEP(0)
+      GEON_ONE_STEP(1)
+      GEON_ONE_STEP(2)
+      GEON_ONE_STEP(3)
+#undef GEON_ONE_STEP
+    }
+    for (; c < channels; ++c, w += kTileChannels) {
+      const __m256 a = _mm256_broadcast_ss(x + c);
+      p00 = _mm256_fmadd_ps(a, _mm256_load_ps(w), p00);
+      p01 = _mm256_fmadd_ps(a, _mm256_load_ps(w + 8), p01);
+    }
+  }
+  __m256 a0 = _mm256_add_ps(_mm256_add_ps(p00, p10), _mm256_add_ps(p20, p30));
+  __m256 a1 = _mm256_add_ps(_mm256_add_ps(p01, p11), _mm256_add_ps(p21, p31));
+  if (zs) {
+    a0 = _mm256_add_ps(a0, _mm256_loadu_ps(zs[0]));
+    a1 = _mm256_add_ps(a1, _mm256_loadu_ps(zs[0] + 8));
+  }
+  _mm256_storeu_ps(ys[0], activate(a0, e));
+  _mm256_storeu_ps(ys[0] + 8, activate(a1, e));
+}
+
 using TileFn = void (*)(const float* const*, const int64_t*, int, int64_t, const float*,
                         const float*, float* const*, const float* const*, const Epilogue&);
-constexpr TileFn kTiles[kTilePixels + 1] = {nullptr, tile<1>, tile<2>, tile<3>,
-                                            tile<4>, tile<5>, tile<6>};
+constexpr TileFn kTiles[kTilePixels + 1] = {nullptr, tile_one, tile<2>, tile<3>,
+                                            tile<4>, tile<5>,  tile<6>};
 
 }  // namespace
 
