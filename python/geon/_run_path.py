@@ -83,14 +83,13 @@ class RunPath:
         self._declared = {i.name: (i.dtype, _byte_dtype(i.dtype)) for i in inputs}
         self._names = {}  # tuple of names -> (ctypes array of the encoded names, count)
         self._shapes = {}  # shape tuple -> (c_int64 array, its address)
-        # (input names and shapes, output names) -> [(element type, numpy dtype, shape)] of the
-        # outputs a run with those input shapes gave: the next such run writes into arrays
-        # allocated here (run_known), with no result object to read back.
-        self._known = {}
-        # The same, with all run_plain needs: (input names, input shapes, output names) ->
+        # (input names, input shapes, output names) -> what a run with those gave: its outputs'
+        # element types and shapes, so that the next such run writes into arrays allocated here
+        # with no result object to read back (run_known, run_plain). A plan is
         # (input names' address, count, output names' address or None, count,
-        # [(element type, numpy dtype, rank, shape address, bytes)] per input, input layout,
-        # [(element type, numpy dtype, rank, shape, shape address, bytes)] per output, its layout,
+        # [(element type, numpy dtype, rank, shape address, bytes)] per input or None when
+        # run_plain cannot take them, input layout,
+        # [(element type, numpy dtype, rank, shape, shape address, bytes)] per output, its packer,
         # what the addresses point into).
         self._plans = {}
         self.release_status = table.release_status
@@ -181,7 +180,9 @@ class RunPath:
             return None
         if plan is None:
             return None
-        in_names, n_in, out_names, n_out, inputs, in_layout, outputs, out_layout, _ = plan
+        in_names, n_in, out_names, n_out, inputs, in_layout, _, out_packer, _ = plan
+        if inputs is None:
+            return None
         words = []
         for value, (number, want, rank, shape_address, nbytes) in zip(input_feed.values(), inputs):
             if type(value) is not np.ndarray:
@@ -196,14 +197,9 @@ class RunPath:
             if data % dtype.alignment:
                 return None
             words += (number, rank, shape_address, data, nbytes)
-        arrays = []
-        out_words = []
-        for number, dtype, rank, shape, shape_address, nbytes in outputs:
-            array = _empty(shape, dtype)
-            arrays.append(array)
-            out_words += (number, rank, shape_address, _addressof(_from_buffer(array)), nbytes)
+        arrays, out_words = _output_arrays(plan)
         status = self._plain_run(
-            handle, in_names, in_layout.pack(*words), n_in, out_names, n_out, out_layout.pack(*out_words), None
+            handle, in_names, in_layout.pack(*words), n_in, out_names, n_out, out_packer.layout.pack(*out_words), None
         )
         if status:
             self.release_status(status)
@@ -216,48 +212,41 @@ class RunPath:
         the library into arrays allocated here: one call, no result object. None when the shapes
         are new, or when the library refuses the arrays (an output whose shape depends on the
         input values changed it): the caller then runs the general way."""
-        spec = self._known.get(key)
-        if spec is None or not _LAYOUT_MATCHES:
+        plan = self._plans.get(key)
+        if plan is None:
             return None
-        arrays = []
-        words = []
-        for number, dtype, shape, shape_address, _ in spec:
-            array = np.empty(shape, dtype)
-            arrays.append(array)
-            words += (number, len(shape), shape_address, ctypes.addressof(ctypes.c_char.from_buffer(array)),
-                      array.nbytes)
-        packer = _packer(len(spec))
+        arrays, words = _output_arrays(plan)
+        packer = plan[7]
         outputs = packer.array_type.from_buffer_copy(packer.layout.pack(*words))
         status = self.run(handle, in_names, in_tensors, n_in, out_names, n_out, outputs, None)
         if status:
             self.release_status(status)
-            self._known.pop(key, None)
+            self._plans.pop(key, None)
             return None
         return arrays
 
     def remember(self, key, arrays):
         """Keeps the outputs' element types and shapes for run_known and run_plain (plain
-        numeric outputs only, none empty). `key` is ((input names, input shapes), output names
-        or None), as run() builds it."""
-        spec = []
+        numeric outputs only, none empty). `key` is (input names, input shapes, output names or
+        None), as run() builds it."""
+        if not _LAYOUT_MATCHES:
+            return
+        in_names, in_shapes, names = key
+        outputs = []
+        kept = []  # what the plan's addresses point into, held in case caches start over
         for array in arrays:
             number = _NUMBERS.get(array.dtype)
             if number is None or array.size == 0 or type(array) is not np.ndarray:
                 return
-            # The shape's c_int64 array rides along: the shape cache may start over while this
-            # entry still hands its address to the library.
             shape_array, shape_address = self._shape(array.shape)
-            spec.append((number, array.dtype, array.shape, shape_address, shape_array))
-        _remember(self._known, key, spec)
-        if not _LAYOUT_MATCHES:
-            return
-        (in_names, in_shapes), names = key
+            kept.append(shape_array)
+            outputs.append((number, array.dtype, array.ndim, array.shape, shape_address, array.nbytes))
         inputs = []
-        kept = [spec]  # what the plan's addresses point into, held in case caches start over
         for name, shape in zip(in_names, in_shapes):
             number, dtype = self._declared.get(name, (None, None))
             if dtype is None or not math.prod(shape):
-                return  # an input run_plain cannot take: no plan
+                inputs = None  # an input run_plain cannot take: run_known's plan only
+                break
             shape_array, shape_address = self._shape(shape)
             kept.append(shape_array)
             inputs.append((number, dtype, len(shape), shape_address, math.prod(shape) * dtype.itemsize))
@@ -271,11 +260,11 @@ class RunPath:
             len(names) if names else 0,
             inputs,
             _packer(len(in_names)).layout,
-            [(n, dt, len(shape), shape, at, array.nbytes) for (n, dt, shape, at, _), array in zip(spec, arrays)],
-            _packer(len(spec)).layout,
+            outputs,
+            _packer(len(outputs)),
             kept,
         )
-        _remember(self._plans, (in_names, in_shapes, names), plan)
+        _remember(self._plans, key, plan)
 
     def outputs(self, owner):
         """The result's outputs as numpy arrays viewing its memory (owner keeps it alive)."""
@@ -309,6 +298,17 @@ class RunPath:
             except ValueError:
                 arrays.append(_tensors.result_array(owner, index))  # raises, naming the output
         return arrays
+
+
+def _output_arrays(plan):
+    """Fresh arrays for a plan's outputs, and the GeonTensor words that hand them to run()."""
+    arrays = []
+    words = []
+    for number, dtype, rank, shape, shape_address, nbytes in plan[6]:
+        array = _empty(shape, dtype)
+        arrays.append(array)
+        words += (number, rank, shape_address, _addressof(_from_buffer(array)), nbytes)
+    return arrays, words
 
 
 # run(GeonSession*, const char* const*, const GeonTensor*, size_t, const char* const*, size_t,

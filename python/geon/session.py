@@ -285,7 +285,7 @@ class InferenceSession:
             n_out = len(names)
         else:
             n_out, out_names = 0, None
-        key = (key, names)
+        key += (names,)
         arrays = path.run_known(handle, in_names, in_tensors, n_in, out_names, n_out, key)
         if arrays is not None:
             return arrays
