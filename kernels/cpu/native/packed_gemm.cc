@@ -91,6 +91,7 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   // measurable part of a small product's call).
   const float* a0 = static_cast<const float*>(a.data) + a.desc.offset;
   float* y0 = static_cast<float*>(dst.data) + dst.desc.offset;
+  const float* z0 = z ? static_cast<const float*>(z->data) + z->desc.offset : nullptr;
   const auto overlaps = [&](const float* x, int64_t x_count) {
     const auto xb = reinterpret_cast<uintptr_t>(x), yb = reinterpret_cast<uintptr_t>(y0);
     return xb < yb + sizeof(float) * rows * p.n && yb < xb + sizeof(float) * x_count;
@@ -98,8 +99,7 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   const bool z_in_place = z && z->data == dst.data && z->desc == dst.desc;
   if (z && !z_in_place &&
       (z->desc.dtype != DType::kFloat || z->desc.shape != dst.desc.shape ||
-       !is_contiguous(z->desc) ||
-       overlaps(static_cast<const float*>(z->data) + z->desc.offset, rows * p.n)))
+       !is_contiguous(z->desc) || overlaps(z0, rows * p.n)))
     return false;
   if (rows == 0) return true;
   if (overlaps(a0, rows * p.k)) return false;
@@ -120,7 +120,7 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   job.weights = p.weights();
   job.bias = padded_bias.data();
   job.y = y0;
-  job.z = z ? static_cast<const float*>(z->data) + z->desc.offset : nullptr;
+  job.z = z0;
   job.batch = 1;
   job.out_h = 1;
   job.out_w = rows;
