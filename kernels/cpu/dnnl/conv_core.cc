@@ -36,6 +36,14 @@ float* at(const void* base, const TensorDesc& d) {
   return static_cast<float*>(first_element(base, d));
 }
 
+// A 1x1 kernel with unit strides and no pads: every output pixel reads its own input pixel.
+bool pointwise(const ConvGeometry& geo) {
+  for (int i = 0; i < geo.spatial(); ++i)
+    if (geo.kernel[i] != 1 || geo.strides[i] != 1 || geo.pad_begin[i] != 0 || geo.pad_end[i] != 0)
+      return false;
+  return true;
+}
+
 // This thread's buffer `slot` (0 src, 1 dst, 2 dense W, 3 bias, 4 reordered W), at least n floats,
 // 64-byte aligned; valid until its next use.
 float* thread_buffer(int slot, int64_t n) {
@@ -323,6 +331,8 @@ struct DnnlConv::Impl {
                   static_cast<double>(element_count(w.desc.shape)) / std::max<int64_t>(ds[1], 1);
     if (o.attrs.transpose) macs = 0;  // one block: its pads do not split this way
     const bool by_image = ds[0] > 1;
+    if (!by_image && ds.size() == 4 && pointwise(geo) && run_pixels(geo, macs, x, w, bias, z, dst))
+      return;
     const int64_t items = by_image ? ds[0] : ds[2];
     const int parts = dnnl_parts(items, macs, kMinMacsPerPart);
     dnnl_parallel(items, parts, [&](int64_t first, int64_t last) {
@@ -334,6 +344,35 @@ struct DnnlConv::Impl {
       if (z) zb = ConstOperand(narrow(z->desc, b.dim, b.y_first, b.y_count), z->data);
       run_block(b.geo, xb, w, bias, zb ? &*zb : nullptr, db);
     });
+  }
+
+  // One image of a pointwise convolution split by pixels rather than rows (7 rows halve into 4
+  // and 3, 49 pixels into 25 and 24): the image seen as one row of H*W pixels, which oneDNN's
+  // 1x1 kernels take (not one column: that leaves only its reference code). False when a
+  // view's strides do not allow that row.
+  bool run_pixels(const ConvGeometry& geo, double macs, const ConstOperand& x,
+                  const ConstOperand& w, const ConstOperand* bias, const ConstOperand* z,
+                  const Operand& dst) const {
+    const auto row = [](const TensorDesc& d) {
+      const int64_t s[] = {d.shape[0], d.shape[1], 1, d.shape[2] * d.shape[3]};
+      return reshape(d, s).view;
+    };
+    const auto xr = row(x.desc), dr = row(dst.desc);
+    const auto zr = z ? row(z->desc) : std::nullopt;
+    if (!xr || !dr || (z && !zr)) return false;
+    const int64_t items = dr->shape[3];
+    dnnl_parallel(items, dnnl_parts(items, macs, kMinMacsPerPart),
+                  [&](int64_t first, int64_t last) {
+                    ConvGeometry g = geo;
+                    g.dst_shape = dr->shape;
+                    g.dst_shape[3] = last - first;
+                    const ConstOperand xb(narrow(*xr, 3, first, last - first), x.data);
+                    const Operand db{narrow(*dr, 3, first, last - first), dst.data};
+                    std::optional<ConstOperand> zb;
+                    if (z) zb = ConstOperand(narrow(*zr, 3, first, last - first), z->data);
+                    run_block(g, xb, w, bias, zb ? &*zb : nullptr, db);
+                  });
+    return true;
   }
 
   // run_geometry's work for one block, on this thread.

@@ -1,9 +1,11 @@
 // DnnlConv's constant weights when the thread count at run time differs from the one at kernel
 // creation (a session's intra_op_threads): oneDNN's fast implementations want other weights
 // layouts per thread count, so a run must get them (reordered once, then kept) instead of a
-// reference implementation forced onto the construction's layout. Conv and ConvTranspose.
+// reference implementation forced onto the construction's layout. Conv and ConvTranspose; and
+// how one image is split across the pool.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 
@@ -115,6 +117,37 @@ TEST(DnnlConvThreads, AlternatingThreadCountsReorderWeightsOncePerLayout) {
   }
   EXPECT_EQ(dnnl_conv_weight_repacks(), repacks);
   EXPECT_EQ(dnnl_conv_reference_primitives(), refs);
+}
+
+// One image of a pointwise convolution splits by pixels (49 into 25 and 24) through a view of
+// its 7x7 maps as one row of 49 pixels: X, Y and Z channels-last or row-major take the view, a
+// layout whose rows and columns do not merge (W-major storage) splits by rows; each matches the
+// naive loop, and none ends in oneDNN's reference code (a column of 49 pixels does).
+TEST(DnnlConvThreads, PointwiseConvOfOneImageSplitsByPixelsWithResidual) {
+  std::mt19937 rng(9);
+  const Dims xs{1, 320, 7, 7}, ws{640, 320, 1, 1}, out{1, 640, 7, 7};
+  const Host x = Host::random(DType::kFloat, xs, rng), w = Host::random(DType::kFloat, ws, rng);
+  const Host b = Host::random(DType::kFloat, {out[1]}, rng);
+  const Host z = Host::random(DType::kFloat, out, rng);
+  const auto conv = conv_reference(x, w, &b, out, ConvRef{{1, 1}, {}, {0, 0}, 1, false});
+  ThreadPool two(2);
+  ScopedPool scope(&two);
+  const int64_t refs = dnnl_conv_reference_primitives();
+  for (const std::vector<int64_t>& perm :
+       {std::vector<int64_t>{0, 2, 3, 1}, {0, 1, 2, 3}, {0, 1, 3, 2}}) {
+    SCOPED_TRACE(::testing::PrintToString(perm));
+    const Host xv = x.strided(perm), zv = z.strided(perm);
+    NodeGraph ng("FusedConv", 1);
+    ng.node->domain = "geon";
+    ng.in(xv).in(w, true).in(b, true).in(zv).out(DType::kFloat, out);
+    ng.attr_ints("pads", {0, 0, 0, 0}).attr_ints("strides", {1, 1});
+    ng.attr_s("activation", "Relu");
+    ASSERT_EQ(ng.supports(dnnl_kernels()), std::nullopt);
+    const auto got = ng.run(dnnl_kernels());
+    expect_values(
+        got[0], out, [&](int64_t i) { return std::max(conv[i] + z.at(i), 0.0); }, 1e-3);
+  }
+  EXPECT_EQ(dnnl_conv_reference_primitives(), refs) << "a reference oneDNN implementation ran";
 }
 
 }  // namespace
