@@ -22,8 +22,9 @@ dnnl::stream& dnnl_thread_stream();
 // Makes oneDNN's calls from this thread single-threaded (OpenMP's thread count is a per-thread
 // setting). Cheap when nothing changes.
 void dnnl_match_thread_count();
-// Runs body(first, last) over [0, n) in `parts` contiguous parts of equal size (+-1) across the
-// pool this thread sees (the session's); one part runs on this thread alone.
+// Runs body(first, last) over [0, n) in `parts` contiguous parts of equal size (+-1, part 0
+// the largest) across the pool this thread sees (the session's); one part runs on this thread
+// alone.
 void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64_t)>& body);
 // How many parts `work` units of work are worth on the pool this thread sees, `grain` units a
 // part at least, one per item and one per thread at most.

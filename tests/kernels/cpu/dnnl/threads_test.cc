@@ -9,9 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <mutex>
+#include <string>
 #include <thread>
 
 #include "core/engine/thread_pool.h"
+#include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/reference.h"
 
@@ -157,6 +160,35 @@ TEST(CpuDnnlThreads, OneDnnRunsSingleThreadedAndSplitsWorkAcrossTheCallersPool) 
     EXPECT_EQ(pool.parallel_jobs() > 0, threads > 1) << threads << " threads";
     EXPECT_LT(max_error(a, b, nullptr, ctx.result(0)), 1e-4);
   }
+}
+
+// dnnl_parallel's parts cover the range once, in order, sizes within one of each other and part
+// 0 the largest: the calling thread claims it while the workers wake, so it takes the extra
+// item (49 pixels: 25 on the caller, 24 on the worker).
+TEST(CpuDnnlThreads, ParallelPartsCoverTheRangeOnceWithPartZeroTheLargest) {
+  ThreadPool pool(3);
+  ScopedPool scope(&pool);
+  for (int64_t n : {1, 2, 7, 49, 50, 1000})
+    for (int parts : {1, 2, 3, 4, 7}) {
+      SCOPED_TRACE(std::to_string(n) + " items, " + std::to_string(parts) + " parts");
+      std::mutex m;
+      std::vector<std::pair<int64_t, int64_t>> ranges;
+      dnnl_parallel(n, parts, [&](int64_t first, int64_t last) {
+        std::lock_guard lock(m);
+        ranges.emplace_back(first, last);
+      });
+      std::sort(ranges.begin(), ranges.end());
+      ASSERT_EQ(static_cast<int64_t>(ranges.size()), std::min<int64_t>(n, parts));
+      int64_t next = 0;
+      for (size_t i = 0; i < ranges.size(); ++i) {
+        const auto [first, last] = ranges[i];
+        EXPECT_EQ(first, next);
+        next = last;
+        const int64_t size = last - first, head = ranges[0].second - ranges[0].first;
+        EXPECT_TRUE(size == head || size == head - 1) << "part " << i << " has " << size;
+      }
+      EXPECT_EQ(next, n);
+    }
 }
 
 }  // namespace
