@@ -5,6 +5,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace geon {
@@ -36,6 +37,14 @@ inline void require(bool ok, const std::string& what) {
 // A literal message costs nothing unless the check fails (no std::string is built per call).
 inline void require(bool ok, const char* what) {
   if (!ok) fail(ErrorCode::kInvalidArgument, what);
+}
+
+// A message built from values (names, shapes) on a path that runs per node: `what()` makes the
+// text only when the check fails, so a passing check costs no allocation.
+template <typename What>
+requires std::is_invocable_r_v<std::string, What>
+inline void require(bool ok, What&& what) {
+  if (!ok) fail(ErrorCode::kInvalidArgument, std::forward<What>(what)());
 }
 
 // Runs f() and returns what it returns; a std::bad_alloc escaping it becomes a kResourceExhausted

@@ -35,8 +35,10 @@ Reason check_range(const std::vector<int64_t>& v, const char* name, int64_t lo) 
 Dims per_dim(const std::vector<int64_t>& v, size_t n, int64_t fill, const char* name,
              const std::string& op) {
   if (v.empty()) return Dims(n, fill);
-  require(v.size() == n, op + ": attribute '" + name + "' has " + std::to_string(v.size()) +
-                             " values for " + std::to_string(n) + " spatial dims");
+  require(v.size() == n, [&] {
+    return op + ": attribute '" + name + "' has " + std::to_string(v.size()) + " values for " +
+           std::to_string(n) + " spatial dims";
+  });
   return Dims(v.begin(), v.end());
 }
 
@@ -144,9 +146,10 @@ Reason read_conv_attrs(const Node& n, bool transpose, ConvAttrs* out) {
 
 ConvGeometry conv_geometry(const ConvAttrs& a, const Dims& x, const Dims& w,
                            const std::string& op) {
-  require(x.size() >= 3 && x.size() <= 5 && w.size() == x.size(),
-          op + ": X " + list(x) + " and W " + list(w) +
-              " must both be (N, C, D1...) of rank 3 to 5 (1-D to 3-D)");
+  require(x.size() >= 3 && x.size() <= 5 && w.size() == x.size(), [&] {
+    return op + ": X " + list(x) + " and W " + list(w) +
+           " must both be (N, C, D1...) of rank 3 to 5 (1-D to 3-D)";
+  });
   const size_t n = x.size() - 2;
   const int64_t g = a.group;
   ConvGeometry geo;
@@ -154,20 +157,23 @@ ConvGeometry conv_geometry(const ConvAttrs& a, const Dims& x, const Dims& w,
   geo.dilations = per_dim(a.dilations, n, 1, "dilations", op);
   geo.kernel = Dims(w.begin() + 2, w.end());
   if (!a.kernel_shape.empty())
-    require(
-        Dims(a.kernel_shape.begin(), a.kernel_shape.end()) == geo.kernel,
-        op + ": attribute 'kernel_shape' " + list(a.kernel_shape) + " differs from W " + list(w));
+    require(Dims(a.kernel_shape.begin(), a.kernel_shape.end()) == geo.kernel, [&] {
+      return op + ": attribute 'kernel_shape' " + list(a.kernel_shape) + " differs from W " +
+             list(w);
+    });
   const Dims pads = per_dim(a.pads, 2 * n, 0, "pads", op);
   int64_t m;  // output channels
   if (a.transpose) {
-    require(x[1] == w[0] && x[1] % g == 0,
-            op + ": X has " + std::to_string(x[1]) + " channels; W " + list(w) +
-                " needs W[0] channels, a multiple of group " + std::to_string(g));
+    require(x[1] == w[0] && x[1] % g == 0, [&] {
+      return op + ": X has " + std::to_string(x[1]) + " channels; W " + list(w) +
+             " needs W[0] channels, a multiple of group " + std::to_string(g);
+    });
     m = w[1] * g;
   } else {
-    require(x[1] == w[1] * g && w[0] % g == 0,
-            op + ": X has " + std::to_string(x[1]) + " channels; W " + list(w) + " with group " +
-                std::to_string(g) + " needs W[1] * group, and W[0] a multiple of group");
+    require(x[1] == w[1] * g && w[0] % g == 0, [&] {
+      return op + ": X has " + std::to_string(x[1]) + " channels; W " + list(w) + " with group " +
+             std::to_string(g) + " needs W[1] * group, and W[0] a multiple of group";
+    });
     m = w[0];
   }
   geo.dst_shape = {x[0], m};
@@ -188,9 +194,10 @@ ConvGeometry conv_geometry(const ConvAttrs& a, const Dims& x, const Dims& w,
         begin = a.auto_pad == ConvAutoPad::kSameUpper ? total / 2 : total - total / 2;
         end = total - begin;
       } else {
-        require(in + begin + end >= eff,
-                op + ": spatial dim " + std::to_string(i) + " of length " + std::to_string(in) +
-                    " with pads is shorter than the dilated kernel " + std::to_string(eff));
+        require(in + begin + end >= eff, [&] {
+          return op + ": spatial dim " + std::to_string(i) + " of length " + std::to_string(in) +
+                 " with pads is shorter than the dilated kernel " + std::to_string(eff);
+        });
         out = (in + begin + end - eff) / s + 1;
       }
     } else {
@@ -199,9 +206,10 @@ ConvGeometry conv_geometry(const ConvAttrs& a, const Dims& x, const Dims& w,
         if (!a.output_shape.empty()) {
           // Some exporters give the whole shape (N, C, D1...): its spatial part counts.
           const size_t skip = a.output_shape.size() == n + 2 ? 2 : 0;
-          require(a.output_shape.size() == n + skip, op + ": attribute 'output_shape' " +
-                                                         list(a.output_shape) +
-                                                         " has no value per spatial dim");
+          require(a.output_shape.size() == n + skip, [&] {
+            return op + ": attribute 'output_shape' " + list(a.output_shape) +
+                   " has no value per spatial dim";
+          });
           out = a.output_shape[i + skip];
         } else {
           out = in * s;
@@ -216,7 +224,9 @@ ConvGeometry conv_geometry(const ConvAttrs& a, const Dims& x, const Dims& w,
         }
       } else {
         out = full - begin - end;
-        require(out >= 0, op + ": pads exceed the output of spatial dim " + std::to_string(i));
+        require(out >= 0, [&] {
+          return op + ": pads exceed the output of spatial dim " + std::to_string(i);
+        });
       }
       // oneDNN's deconvolution has no output_padding: it is a smaller end pad.
       end = s * (in - 1) + eff - begin - out;

@@ -290,7 +290,8 @@ struct DnnlConv::Impl {
     if (!pk) {
       wv = weights_view(w, o.attrs.group, o.attrs.transpose);
       w_user = strided_md(wv);
-      require(w_user.has_value(), o.op + ": W's view has strides oneDNN cannot read");
+      require(w_user.has_value(),
+              [&] { return o.op + ": W's view has strides oneDNN cannot read"; });
       key.insert(key.end(), wv.strides.begin(), wv.strides.end());
     }
     return cache.get(std::move(key), [&] { return make_entry(geo, x, w, bias, pk, w_user); });
@@ -511,13 +512,16 @@ void DnnlConv::run(const ConstOperand& x, const ConstOperand& w, const ConstOper
   const Impl& p = *impl_;
   const std::string& op = p.o.op;
   for (const ConstOperand* t : {&x, &w, bias, z})
-    require(!t || t->desc.dtype == DType::kFloat, op + ": oneDNN convolution takes float only");
+    require(!t || t->desc.dtype == DType::kFloat,
+            [&] { return op + ": oneDNN convolution takes float only"; });
   ConvGeometry geo = geometry(x.desc.shape, w.desc.shape);
-  require(dst.desc.shape == geo.dst_shape,
-          op + ": output " + to_string(dst.desc) + " is not the convolution's shape");
+  require(dst.desc.shape == geo.dst_shape, [&] {
+    return op + ": output " + to_string(dst.desc) + " is not the convolution's shape";
+  });
   require(!bias || (bias->desc.rank() == 1 && bias->desc.shape[0] == geo.dst_shape[1]),
-          op + ": B must be a vector of the output channel count");
-  require(!z || z->desc.shape == geo.dst_shape, op + ": Z must have the output's shape");
+          [&] { return op + ": B must be a vector of the output channel count"; });
+  require(!z || z->desc.shape == geo.dst_shape,
+          [&] { return op + ": Z must have the output's shape"; });
   if (element_count(dst.desc) == 0) return;
   if (element_count(x.desc) == 0 || element_count(w.desc) == 0)
     fail(ErrorCode::kNotSupported, op + ": empty channels or spatial dims with a non-empty output");
@@ -533,7 +537,7 @@ void DnnlConv::run(const ConstOperand& x, const ConstOperand& w, const ConstOper
     const int64_t end = std::max<int64_t>(geo.pad_end[i], 1 - geo.strides[i]);
     if (skip == 0 && end == geo.pad_end[i]) continue;
     require(!z && p.o.activation.kind == ActivationKind::kNone,
-            op + ": negative pads with a residual or an activation");
+            [&] { return op + ": negative pads with a residual or an activation"; });
     if (!filled) {
       std::vector<int64_t> around{0};  // B as (1, M, 1...), broadcast over dst
       for (int k = 2; k < dst.desc.rank(); ++k) around.push_back(k);
