@@ -51,7 +51,7 @@ ConvGeometry conv_geometry(const ConvAttrs& a, const Dims& x, const Dims& w, con
 // the input it reads (the same range of images, or input rows [x_first, x_first + x_count) of
 // that dim) and the block's own geometry (its output length and the pads it still needs).
 struct ConvBlock {
-  int dim = 0;  // the dim of X and Y the block narrows: 0 (images) or 2 (rows)
+  int dim = 0;  // the dim of X and Y it narrows: 0 (images), 2 (rows) or 3 (pixels of one row)
   int64_t x_first = 0, x_count = 0, y_first = 0, y_count = 0;
   ConvGeometry geo;
 };

@@ -338,19 +338,14 @@ struct DnnlConv::Impl {
     const int parts = dnnl_parts(items, macs, kMinMacsPerPart);
     dnnl_parallel(items, parts, [&](int64_t first, int64_t last) {
       if (first == 0 && last == items) return run_block(geo, x, w, bias, z, dst);
-      const ConvBlock b = conv_block(geo, x.desc.shape, by_image, first, last);
-      const ConstOperand xb(narrow(x.desc, b.dim, b.x_first, b.x_count), x.data);
-      const Operand db{narrow(dst.desc, b.dim, b.y_first, b.y_count), dst.data};
-      std::optional<ConstOperand> zb;
-      if (z) zb = ConstOperand(narrow(z->desc, b.dim, b.y_first, b.y_count), z->data);
-      run_block(b.geo, xb, w, bias, zb ? &*zb : nullptr, db);
+      run_part(conv_block(geo, x.desc.shape, by_image, first, last), x, w, bias, z, dst);
     });
   }
 
   // One image of a pointwise convolution split by pixels rather than rows (7 rows halve into 4
   // and 3, 49 pixels into 25 and 24): the image seen as one row of H*W pixels, which oneDNN's
   // 1x1 kernels take (not one column: that leaves only its reference code). False when a
-  // view's strides do not allow that row.
+  // view's strides do not allow that row, or when one part does it all.
   bool run_pixels(const ConvGeometry& geo, double macs, const ConstOperand& x,
                   const ConstOperand& w, const ConstOperand* bias, const ConstOperand* z,
                   const Operand& dst) const {
@@ -362,18 +357,29 @@ struct DnnlConv::Impl {
     const auto zr = z ? row(z->desc) : std::nullopt;
     if (!xr || !dr || (z && !zr)) return false;
     const int64_t items = dr->shape[3];
-    dnnl_parallel(items, dnnl_parts(items, macs, kMinMacsPerPart),
-                  [&](int64_t first, int64_t last) {
-                    ConvGeometry g = geo;
-                    g.dst_shape = dr->shape;
-                    g.dst_shape[3] = last - first;
-                    const ConstOperand xb(narrow(*xr, 3, first, last - first), x.data);
-                    const Operand db{narrow(*dr, 3, first, last - first), dst.data};
-                    std::optional<ConstOperand> zb;
-                    if (z) zb = ConstOperand(narrow(*zr, 3, first, last - first), z->data);
-                    run_block(g, xb, w, bias, zb ? &*zb : nullptr, db);
-                  });
+    const int parts = dnnl_parts(items, macs, kMinMacsPerPart);
+    if (parts < 2) return false;  // one part: the image's own primitive, made at creation
+    const ConstOperand xp(*xr, x.data);
+    const Operand dp{*dr, dst.data};
+    std::optional<ConstOperand> zp;
+    if (z) zp = ConstOperand(*zr, z->data);
+    dnnl_parallel(items, parts, [&](int64_t first, int64_t last) {
+      ConvBlock b{3, first, last - first, first, last - first, geo};
+      b.geo.dst_shape = dr->shape;
+      b.geo.dst_shape[3] = last - first;
+      run_part(b, xp, w, bias, zp ? &*zp : nullptr, dp);
+    });
     return true;
+  }
+
+  // One part of a split run: X, Y and Z narrowed to the block along its dim.
+  void run_part(const ConvBlock& b, const ConstOperand& x, const ConstOperand& w,
+                const ConstOperand* bias, const ConstOperand* z, const Operand& dst) const {
+    const ConstOperand xb(narrow(x.desc, b.dim, b.x_first, b.x_count), x.data);
+    const Operand db{narrow(dst.desc, b.dim, b.y_first, b.y_count), dst.data};
+    std::optional<ConstOperand> zb;
+    if (z) zb = ConstOperand(narrow(z->desc, b.dim, b.y_first, b.y_count), z->data);
+    run_block(b.geo, xb, w, bias, zb ? &*zb : nullptr, db);
   }
 
   // run_geometry's work for one block, on this thread.
