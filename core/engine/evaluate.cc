@@ -167,7 +167,7 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
 ConstOperand ConstOperand::scalar(double value, DType dtype) {
   ConstOperand op;
   require(dtype_bits(dtype) > 0 && dtype_bits(dtype) <= 128 && is_numeric(dtype),
-          "scalar operand: unsupported dtype " + std::string(dtype_name(dtype)));
+          [&] { return "scalar operand: unsupported dtype " + std::string(dtype_name(dtype)); });
   op.desc = row_major(dtype, {});
   Scalar s;
   s.kind = Scalar::Kind::kFloat;

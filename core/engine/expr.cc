@@ -65,9 +65,10 @@ ExprArg ExprBuilder::apply(std::string_view name, std::initializer_list<ExprArg>
                                        std::string(dtype_name(dtype_of(typed))));
   for (int k = 0; k < n; ++k)
     if (node.scale[k] != 1.0 && node.compute != DType::kFloat && node.compute != DType::kDouble)
-      require(node.scale[k] == static_cast<double>(static_cast<int64_t>(node.scale[k])),
-              "engine: op '" + std::string(name) +
-                  "': a scale on an integer operand must be an integer");
+      require(node.scale[k] == static_cast<double>(static_cast<int64_t>(node.scale[k])), [&] {
+        return "engine: op '" + std::string(name) +
+               "': a scale on an integer operand must be an integer";
+      });
   node.result = op->result == OpResult::kBool ? DType::kBool : node.compute;
   expr_.nodes.push_back(node);
   return {static_cast<int>(expr_.nodes.size()) - 1, true};

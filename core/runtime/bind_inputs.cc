@@ -124,7 +124,7 @@ void check_list_input(const Value& v, const ListRef& list, bool check_shapes) {
       fail(ErrorCode::kInvalidArgument, item + ": expected dtype " + std::string(dtype_name(want)) +
                                             ", got " + std::string(dtype_name(t.desc.dtype)));
     require(is_contiguous(t.desc) && (t.storage || element_count(t.desc) == 0),
-            item + " must be a dense row-major tensor with data");
+            [&] { return item + " must be a dense row-major tensor with data"; });
     if (maps) {
       if (t.desc.rank() != 1)
         fail(ErrorCode::kInvalidArgument,

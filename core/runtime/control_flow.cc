@@ -143,10 +143,11 @@ std::unique_ptr<ControlFlow> make_if(const Graph& g, const Node& n,
   auto else_body = compile_body(n, "else_branch", sets, options, origin);
   for (const ExecutableImpl* b : {then_body.get(), else_body.get()}) {
     require(b->graph().inputs.empty(), "an If branch takes no inputs");
-    require(b->graph().outputs.size() == n.outputs.size(),
-            "the branches must give " + std::to_string(n.outputs.size()) +
-                " outputs, one per node output; a branch gives " +
-                std::to_string(b->graph().outputs.size()));
+    require(b->graph().outputs.size() == n.outputs.size(), [&] {
+      return "the branches must give " + std::to_string(n.outputs.size()) +
+             " outputs, one per node output; a branch gives " +
+             std::to_string(b->graph().outputs.size());
+    });
   }
   return std::make_unique<IfFlow>(std::move(then_body), std::move(else_body));
 }

@@ -16,7 +16,8 @@ namespace {
 std::vector<int64_t> ints_attr(const Node& n, const char* name, std::vector<int64_t> fallback) {
   const Attribute* a = n.attr(name);
   if (!a) return fallback;
-  require(a->kind == Attribute::Kind::kInts, "attribute '" + std::string(name) + "' must be ints");
+  require(a->kind == Attribute::Kind::kInts,
+          [&] { return "attribute '" + std::string(name) + "' must be ints"; });
   return a->ints;
 }
 
@@ -65,9 +66,10 @@ void stack_into(NodeContext& ctx, int out, const std::vector<OwnedTensor>& parts
     shape = parts[0].desc.shape;
   }
   const int rank = static_cast<int>(shape.size());
-  require(axis_attr >= -(rank + 1) && axis_attr <= rank,
-          "scan output axis " + std::to_string(axis_attr) + " is out of range for rank " +
-              std::to_string(rank + 1));
+  require(axis_attr >= -(rank + 1) && axis_attr <= rank, [&] {
+    return "scan output axis " + std::to_string(axis_attr) + " is out of range for rank " +
+           std::to_string(rank + 1);
+  });
   const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + rank + 1 : axis_attr);
   const int64_t count = static_cast<int64_t>(parts.size());
   shape.insert(shape.begin() + axis, count);
@@ -185,9 +187,10 @@ class ScanFlow final : public ControlFlow {
       const TensorRef& x = ctx.input(states + s);
       const int rank = x.desc.rank();
       const int64_t ax = a_.in_axes[s];
-      require(rank >= 1 && ax >= -rank && ax < rank,
-              "scan input " + std::to_string(s) + ": axis " + std::to_string(ax) +
-                  " is out of range for rank " + std::to_string(rank));
+      require(rank >= 1 && ax >= -rank && ax < rank, [&] {
+        return "scan input " + std::to_string(s) + ": axis " + std::to_string(ax) +
+               " is out of range for rank " + std::to_string(rank);
+      });
       axes[s] = static_cast<int>(ax < 0 ? ax + rank : ax);
       const int64_t len = x.desc.shape[axes[s]];
       if (iterations >= 0 && len != iterations)
@@ -260,15 +263,18 @@ std::unique_ptr<ControlFlow> make_loop(const Graph& g, const Node& n,
   const size_t carried = n.inputs.size() - 2;
   require(n.outputs.size() >= carried, "Loop needs an output per carried value");
   for (size_t j = 0; j < carried; ++j)
-    require(n.inputs[2 + j] >= 0, "Loop carried value " + std::to_string(j) + " is missing");
+    require(n.inputs[2 + j] >= 0,
+            [&] { return "Loop carried value " + std::to_string(j) + " is missing"; });
   auto body = compile_body(n, "body", sets, options, origin);
   const Graph& bg = body->graph();
-  require(bg.inputs.size() == carried + 2,
-          "the body must take the iteration number, the condition and " + std::to_string(carried) +
-              " carried values");
-  require(bg.outputs.size() == 1 + n.outputs.size(),
-          "the body must give the condition, the carried values and the scan outputs (" +
-              std::to_string(1 + n.outputs.size()) + " outputs)");
+  require(bg.inputs.size() == carried + 2, [&] {
+    return "the body must take the iteration number, the condition and " + std::to_string(carried) +
+           " carried values";
+  });
+  require(bg.outputs.size() == 1 + n.outputs.size(), [&] {
+    return "the body must give the condition, the carried values and the scan outputs (" +
+           std::to_string(1 + n.outputs.size()) + " outputs)";
+  });
   return std::make_unique<LoopFlow>(std::move(body));
 }
 

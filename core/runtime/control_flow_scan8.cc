@@ -51,8 +51,10 @@ class Scan8Flow final : public ControlFlow {
       const TensorDesc dense = row_major(DType::kInt64, Dims{batch});
       assign(Operand{dense, lens.data()}, ConstOperand(sl.desc, sl.data));
       for (int64_t l : lens)
-        require(l >= 0 && l <= steps, "sequence length " + std::to_string(l) + " is outside [0, " +
-                                          std::to_string(steps) + "]");
+        require(l >= 0 && l <= steps, [&] {
+          return "sequence length " + std::to_string(l) + " is outside [0, " +
+                 std::to_string(steps) + "]";
+        });
     }
     std::vector<TensorRef> outs(ctx.num_outputs());
     std::vector<bool> made(ctx.num_outputs(), false);

@@ -20,9 +20,10 @@ namespace {
 
 // The CPU assign's argument rules, shared by every direction.
 void check_assign(const Operand& dst, const ConstOperand& src) {
-  require(is_numeric(dst.desc.dtype) && is_numeric(src.desc.dtype),
-          std::string("assign: ") + std::string(dtype_name(src.desc.dtype)) + " to " +
-              std::string(dtype_name(dst.desc.dtype)) + " is not a numeric conversion");
+  require(is_numeric(dst.desc.dtype) && is_numeric(src.desc.dtype), [&] {
+    return std::string("assign: ") + std::string(dtype_name(src.desc.dtype)) + " to " +
+           std::string(dtype_name(dst.desc.dtype)) + " is not a numeric conversion";
+  });
   require(dst.desc.strides.size() == dst.desc.shape.size() &&
               src.desc.strides.size() == src.desc.shape.size(),
           "assign: descriptions with mismatched shape and strides");
@@ -30,8 +31,10 @@ void check_assign(const Operand& dst, const ConstOperand& src) {
   const Dims shape = loop_shape(descs);
   require(static_cast<int>(shape.size()) == dst.desc.rank() &&
               std::equal(shape.begin(), shape.end(), dst.desc.shape.begin()),
-          "assign: source " + to_string(src.desc) + " does not broadcast to destination " +
-              to_string(dst.desc));
+          [&] {
+            return "assign: source " + to_string(src.desc) + " does not broadcast to destination " +
+                   to_string(dst.desc);
+          });
 }
 
 // Dense, gap-free and starting on a byte: memcpy-able as it stands.

@@ -19,8 +19,10 @@ void copy_device_bytes(void* dst, Device dst_device, const void* src, Device src
                        size_t bytes) {
   const bool dst_cuda = dst_device.kind == DeviceKind::kCuda;
   const bool src_cuda = src_device.kind == DeviceKind::kCuda;
-  require(dst_cuda || src_cuda, "CUDA device copy between " + to_string(dst_device) + " and " +
-                                    to_string(src_device) + ": neither side is a CUDA device");
+  require(dst_cuda || src_cuda, [&] {
+    return "CUDA device copy between " + to_string(dst_device) + " and " + to_string(src_device) +
+           ": neither side is a CUDA device";
+  });
   if (dst_cuda) require_device(dst_device.index);
   if (src_cuda) require_device(src_device.index);
   if (bytes == 0) return;

@@ -62,16 +62,18 @@ void evaluate(const Expr& expr, const Operand& dst, std::span<const ConstOperand
               Reduce reduce, const Options& opt) {
   require_device(opt.device);
   const int n_in = static_cast<int>(inputs.size());
-  require(n_in == static_cast<int>(expr.inputs.size()), "evaluate: the expression takes " +
-                                                            std::to_string(expr.inputs.size()) +
-                                                            " inputs, got " + std::to_string(n_in));
+  require(n_in == static_cast<int>(expr.inputs.size()), [&] {
+    return "evaluate: the expression takes " + std::to_string(expr.inputs.size()) +
+           " inputs, got " + std::to_string(n_in);
+  });
   require(n_in + 2 <= kMaxLoopOperands,
-          "evaluate: at most " + std::to_string(kMaxLoopOperands - 2) + " inputs");
+          [&] { return "evaluate: at most " + std::to_string(kMaxLoopOperands - 2) + " inputs"; });
   check_operand(dst.desc, dst.data, "destination");
   check_not_self_overlapping(dst.desc);  // the CPU checks it at its final assign for reductions
-  require(
-      is_numeric(dst.desc.dtype),
-      "evaluate: destination dtype " + std::string(dtype_name(dst.desc.dtype)) + " is not numeric");
+  require(is_numeric(dst.desc.dtype), [&] {
+    return "evaluate: destination dtype " + std::string(dtype_name(dst.desc.dtype)) +
+           " is not numeric";
+  });
   const DevExpr e = simplify(encode_expr(expr));
 
   DeviceScope scope(opt.device);
@@ -82,10 +84,11 @@ void evaluate(const Expr& expr, const Operand& dst, std::span<const ConstOperand
   std::vector<std::unique_ptr<DeviceTemp>> copies;
   for (int i = 0; i < n_in; ++i) {
     check_operand(in[i].desc, in[i].base(), "input " + std::to_string(i));
-    require(in[i].desc.dtype == expr.inputs[i], "evaluate: input " + std::to_string(i) + " is " +
-                                                    std::string(dtype_name(in[i].desc.dtype)) +
-                                                    " but the expression expects " +
-                                                    std::string(dtype_name(expr.inputs[i])));
+    require(in[i].desc.dtype == expr.inputs[i], [&] {
+      return "evaluate: input " + std::to_string(i) + " is " +
+             std::string(dtype_name(in[i].desc.dtype)) + " but the expression expects " +
+             std::string(dtype_name(expr.inputs[i]));
+    });
     const bool same_view = in[i].data == dst.data && in[i].desc == dst.desc;
     if (in[i].data != nullptr && !same_view &&
         ranges_intersect(in[i].data, in[i].desc, dst.data, dst.desc)) {

@@ -36,7 +36,10 @@ void bind_input(DevExpr& e, int i, const ConstOperand& o) {
   }
   require(element_count(o.desc) == 0 ||
               (element_span(o.desc).first >= 0 && byte_span(o.desc).end <= 16),
-          "CUDA engine: a scalar operand's view must stay within its value: " + to_string(o.desc));
+          [&] {
+            return "CUDA engine: a scalar operand's view must stay within its value: " +
+                   to_string(o.desc);
+          });
   e.inline_mask |= static_cast<uint8_t>(1u << i);
   std::memcpy(e.inline_value[i], o.base(), sizeof e.inline_value[i]);
 }
@@ -113,7 +116,8 @@ DevExpr encode_expr(const Expr& expr) {
                                        std::to_string(kMaxNodes) + " nodes are not supported (" +
                                        std::to_string(n_nodes) + " given)");
   require(n_nodes >= 1, "expression: no ops");
-  require(n_in <= kMaxInputs, "evaluate: at most " + std::to_string(kMaxInputs) + " inputs");
+  require(n_in <= kMaxInputs,
+          [&] { return "evaluate: at most " + std::to_string(kMaxInputs) + " inputs"; });
   DevExpr e;
   e.n_in = n_in;
   e.n_nodes = n_nodes;

@@ -129,8 +129,9 @@ std::unique_ptr<Kernel> create_clip_inputs(const Graph&, const Node& n) {
     const auto bound = [&](int i, const char* what) -> std::optional<ConstOperand> {
       if (i >= ctx.num_inputs() || !ctx.input(i).present()) return std::nullopt;
       const TensorRef& b = ctx.input(i);
-      require(element_count(b.desc) == 1,
-              std::string("cuda Clip: ") + what + " must be a scalar, got " + to_string(b.desc));
+      require(element_count(b.desc) == 1, [&] {
+        return std::string("cuda Clip: ") + what + " must be a scalar, got " + to_string(b.desc);
+      });
       // A one-element bound viewed as rank 0 broadcasts against any input.
       TensorDesc d = b.desc;
       d.shape.clear();

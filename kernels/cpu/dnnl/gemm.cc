@@ -65,14 +65,16 @@ std::unique_ptr<Kernel> create_dnnl_gemm(const Graph& g, const Node& n) {
         require(a.rank() == 2 && b.rank() == 2, "Gemm: operands must be matrices");
         if (ta) a = transpose(a);
         if (tb) b = transpose(b);
-        require(a.shape[1] == b.shape[0],
-                "Gemm: inner dims differ: " + to_string(a) + " and " + to_string(b));
+        require(a.shape[1] == b.shape[0], [&] {
+          return "Gemm: inner dims differ: " + to_string(a) + " and " + to_string(b);
+        });
         const TensorRef& out = ctx.output(0, Dims{a.shape[0], b.shape[1]});
         const bool has_c = ctx.num_inputs() > 2 && ctx.input(2).present() && beta != 0.0f;
         if (exact_c && ctx.num_inputs() > 2 && ctx.input(2).present())
-          require(ctx.input(2).desc.shape == out.desc.shape,
-                  "Gemm (opset < 7) without broadcast=1 needs C of the output's shape " +
-                      to_string(out.desc) + ", got " + to_string(ctx.input(2).desc));
+          require(ctx.input(2).desc.shape == out.desc.shape, [&] {
+            return "Gemm (opset < 7) without broadcast=1 needs C of the output's shape " +
+                   to_string(out.desc) + ", got " + to_string(ctx.input(2).desc);
+          });
         const ConstOperand A(a, ctx.input(0).data);
         if (packed && ctx.input(1).desc.shape == packed->packed_shape() &&
             run_packed(*packed, ctx, A, dst_of(out), has_c, beta))

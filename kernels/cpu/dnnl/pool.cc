@@ -308,7 +308,7 @@ std::unique_ptr<Kernel> create_dnnl_pool(const Graph& graph, const Node& n) {
     const PoolGeometry g = pool->global() ? global_geometry(op, x.desc.shape)
                                           : pool_geometry(op, pool->attrs(), x.desc.shape);
     require(g.spatial() >= 1 && g.spatial() <= 3,
-            op + ": oneDNN pools 1 to 3 spatial dims, X is " + to_string(x.desc));
+            [&] { return op + ": oneDNN pools 1 to 3 spatial dims, X is " + to_string(x.desc); });
     const Dims shape = pool_output_shape(x.desc.shape, g);
     const TensorRef& y = ctx.output(0, shape);
     if (element_count(shape) == 0) return;

@@ -285,10 +285,10 @@ class QConvKernel : public Kernel {
 
   void compute(KernelContext& ctx) const override {
     ConstOperand x = src_of(ctx.input(kX));
-    require(x.desc.dtype == DType::kUInt8, p_.op + ": X must be uint8");
+    require(x.desc.dtype == DType::kUInt8, [&] { return p_.op + ": X must be uint8"; });
     const std::vector<int64_t> pixel{2};  // QGemm: the one-pixel dim
     if (p_.gemm) {
-      require(x.desc.rank() == 2, p_.op + ": X must be 2-D");
+      require(x.desc.rank() == 2, [&] { return p_.op + ": X must be 2-D"; });
       x.desc = unsqueeze(x.desc, pixel);
     }
     const ConvGeometry geo = conv_geometry(p_.attrs, x.desc.shape, p_.w_shape, p_.op);
@@ -296,13 +296,14 @@ class QConvKernel : public Kernel {
         ctx.output(0, p_.gemm ? Dims{geo.dst_shape[0], geo.dst_shape[1]} : geo.dst_shape);
     Operand dst = dst_of(out);
     if (p_.gemm) dst.desc = unsqueeze(dst.desc, pixel);
-    require(dst.desc.dtype == p_.y_type, p_.op + ": the output's dtype is not Y_zero_point's");
+    require(dst.desc.dtype == p_.y_type,
+            [&] { return p_.op + ": the output's dtype is not Y_zero_point's"; });
     std::optional<ConstOperand> z;
     if (p_.residual) {
       z = src_of(ctx.input(kZ));
       if (p_.gemm && z->desc.rank() == 2) z->desc = unsqueeze(z->desc, pixel);
       require(z->desc.shape == geo.dst_shape && z->desc.dtype == p_.z_type,
-              p_.op + ": Z must have the output's shape and Z_zero_point's dtype");
+              [&] { return p_.op + ": Z must have the output's shape and Z_zero_point's dtype"; });
     }
     if (element_count(dst.desc) == 0) return;
     if (element_count(x.desc) == 0)

@@ -59,8 +59,9 @@ void run_softmax(const SoftmaxCache& cache, KernelContext& ctx, int64_t axis_att
   const TensorRef& y = ctx.output(0, x.desc.shape);
   const Dims& s = x.desc.shape;
   const int r = x.desc.rank();
-  require(axis_attr >= -r && axis_attr <= (coerce_2d ? r : r - 1),
-          "axis " + std::to_string(axis_attr) + " is out of range for rank " + std::to_string(r));
+  require(axis_attr >= -r && axis_attr <= (coerce_2d ? r : r - 1), [&] {
+    return "axis " + std::to_string(axis_attr) + " is out of range for rank " + std::to_string(r);
+  });
   const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + r : axis_attr);
   int64_t outer = 1, n = 1, inner = 1;
   for (int i = 0; i < r; ++i) (i < axis ? outer : (i == axis || coerce_2d) ? n : inner) *= s[i];

@@ -53,10 +53,11 @@ View4<T> view4(const std::vector<T>& buf, const Dims& shape, int64_t heads, cons
     v.st[3] = 1, v.st[2] = shape[3], v.st[1] = shape[2] * shape[3], v.st[0] = shape[1] * v.st[1];
     return v;
   }
-  require(shape.size() == 3, std::string(what) + " must have rank 3 or 4");
-  require(heads > 0 && shape[2] % heads == 0,
-          std::string(what) + " hidden size " + std::to_string(shape[2]) +
-              " is not a multiple of its head count " + std::to_string(heads));
+  require(shape.size() == 3, [&] { return std::string(what) + " must have rank 3 or 4"; });
+  require(heads > 0 && shape[2] % heads == 0, [&] {
+    return std::string(what) + " hidden size " + std::to_string(shape[2]) +
+           " is not a multiple of its head count " + std::to_string(heads);
+  });
   const int64_t d = shape[2] / heads;
   v.len[0] = shape[0], v.len[1] = heads, v.len[2] = shape[1], v.len[3] = d;
   v.st[3] = 1, v.st[1] = d, v.st[2] = shape[2], v.st[0] = shape[1] * shape[2];
@@ -101,9 +102,10 @@ Mask<T> read_mask(const TensorRef& m, DType acc, const int64_t (&outer)[3]) {
   const int r = m.desc.rank();
   require(r >= 1 && r <= 4, "attn_mask must have rank 1 to 4");
   for (int k = 0; k + 1 < r; ++k)
-    require(shape[k] == 1 || shape[k] == outer[4 - r + k],
-            "attn_mask dim " + std::to_string(k) + " (" + std::to_string(shape[k]) +
-                ") does not broadcast to " + std::to_string(outer[4 - r + k]));
+    require(shape[k] == 1 || shape[k] == outer[4 - r + k], [&] {
+      return "attn_mask dim " + std::to_string(k) + " (" + std::to_string(shape[k]) +
+             ") does not broadcast to " + std::to_string(outer[4 - r + k]);
+    });
   if (m.desc.dtype == DType::kBool) {
     std::vector<uint8_t> keep(static_cast<size_t>(std::max<int64_t>(element_count(shape), 1)));
     assign(Operand{row_major(DType::kUInt8, shape), keep.data()}, src_of(m));
@@ -138,12 +140,14 @@ void run(KernelContext& ctx, const Attrs& at, DType acc) {
   const int64_t B = q.len[0], Hq = q.len[1], Sq = q.len[2], D = q.len[3];
   const int64_t Hkv = k.len[1], S = k.len[2], Dv = v.len[3];
   require(k.len[0] == B && v.len[0] == B, "Q, K and V must have the same batch size");
-  require(k.len[3] == D,
-          "Q and K head sizes differ: " + std::to_string(D) + " and " + std::to_string(k.len[3]));
+  require(k.len[3] == D, [&] {
+    return "Q and K head sizes differ: " + std::to_string(D) + " and " + std::to_string(k.len[3]);
+  });
   require(v.len[1] == Hkv && v.len[2] == S, "K and V must have the same heads and length");
-  require(Hkv > 0 && Hq % Hkv == 0, "q_num_heads " + std::to_string(Hq) +
-                                        " is not a multiple of kv_num_heads " +
-                                        std::to_string(Hkv));
+  require(Hkv > 0 && Hq % Hkv == 0, [&] {
+    return "q_num_heads " + std::to_string(Hq) + " is not a multiple of kv_num_heads " +
+           std::to_string(Hkv);
+  });
   // Past key/value, concatenated before the new rows.
   int64_t P = 0;
   std::vector<T> pk, pv;
@@ -233,7 +237,8 @@ void run(KernelContext& ctx, const Attrs& at, DType acc) {
   } else {
     const TensorRef& out = ctx.output(0, Dims{B, Sq, Hq * Dv});
     const ReshapeResult split = reshape(out.desc, Dims{B, Sq, Hq, Dv});
-    require(split.view.has_value(), "the output cannot be split into heads: " + split.why);
+    require(split.view.has_value(),
+            [&] { return "the output cannot be split into heads: " + split.why; });
     assign(Operand{*split.view, out.data},
            ConstOperand(permute(y4, std::vector<int64_t>{0, 2, 1, 3}), y.data()));
   }

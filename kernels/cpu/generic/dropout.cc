@@ -15,8 +15,9 @@ namespace {
 
 // The one value of a scalar (or one-element) host tensor, as a double.
 double scalar_value(const TensorRef& t, const std::string& what) {
-  require(element_count(t.desc) == 1,
-          what + " must hold one value, it has " + std::to_string(element_count(t.desc)));
+  require(element_count(t.desc) == 1, [&] {
+    return what + " must hold one value, it has " + std::to_string(element_count(t.desc));
+  });
   if (t.device.kind != DeviceKind::kHost)
     fail(ErrorCode::kNotSupported, what + " must be in host memory");
   double v = 0;
@@ -33,8 +34,9 @@ bool input_given(const KernelContext& ctx, int i) {
 double drop_ratio(const KernelContext& ctx) {
   if (!input_given(ctx, 2) || scalar_value(ctx.input(2), "training_mode") == 0) return 0;
   const double ratio = input_given(ctx, 1) ? scalar_value(ctx.input(1), "ratio") : 0.5;
-  require(ratio >= 0 && ratio < 1,
-          "ratio is " + std::to_string(ratio) + "; it must be in [0, 1) in training mode");
+  require(ratio >= 0 && ratio < 1, [&] {
+    return "ratio is " + std::to_string(ratio) + "; it must be in [0, 1) in training mode";
+  });
   return ratio;
 }
 

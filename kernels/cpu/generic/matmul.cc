@@ -141,8 +141,9 @@ void run_matmul(KernelContext& ctx) {
   const TensorDesc b = rb.desc.rank() == 1 ? unsqueeze(rb.desc, std::vector<int64_t>{1}) : rb.desc;
   const int64_t M = a.shape[a.rank() - 2], K = a.shape[a.rank() - 1];
   const int64_t N = b.shape[b.rank() - 1];
-  require(b.shape[b.rank() - 2] == K,
-          "inner dims differ: " + to_string(ra.desc) + " and " + to_string(rb.desc));
+  require(b.shape[b.rank() - 2] == K, [&] {
+    return "inner dims differ: " + to_string(ra.desc) + " and " + to_string(rb.desc);
+  });
   const Dims batch = broadcast_shapes(Dims(a.shape.begin(), a.shape.end() - 2),
                                       Dims(b.shape.begin(), b.shape.end() - 2));
   Dims out_shape = batch;
@@ -193,7 +194,8 @@ std::unique_ptr<Kernel> create_gemm(const Graph&, const Node& n) {
     if (ta) a = transpose(a);
     if (tb) b = transpose(b);
     const int64_t M = a.shape[0], K = a.shape[1], N = b.shape[1];
-    require(b.shape[0] == K, "inner dims differ: " + to_string(a) + " and " + to_string(b));
+    require(b.shape[0] == K,
+            [&] { return "inner dims differ: " + to_string(a) + " and " + to_string(b); });
     const TensorRef& out = ctx.output(0, Dims{M, N});
     const bool has_c = ctx.num_inputs() > 2 && ctx.input(2).present();
     const DType acc = acc_dtype(ctx.input(0).desc.dtype);

@@ -156,8 +156,10 @@ int64_t prod(const Dims& d, int lo, int hi) {
 }
 
 void require_rank(const TensorRef& x, int min_rank) {
-  require(x.desc.rank() >= min_rank, "the input has rank " + std::to_string(x.desc.rank()) +
-                                         ", needs at least " + std::to_string(min_rank));
+  require(x.desc.rank() >= min_rank, [&] {
+    return "the input has rank " + std::to_string(x.desc.rank()) + ", needs at least " +
+           std::to_string(min_rank);
+  });
 }
 
 // ---- BatchNormalization -----------------------------------------------------------------
@@ -248,9 +250,10 @@ void group_run(KernelContext& ctx, int64_t groups, bool per_channel, double eps)
   require_rank(x, 2);
   const Dims& s = x.desc.shape;
   const int64_t c = s[1], spatial = prod(s, 2, x.desc.rank());
-  require(groups > 0 && c % groups == 0, "num_groups " + std::to_string(groups) +
-                                             " does not divide the " + std::to_string(c) +
-                                             " channels");
+  require(groups > 0 && c % groups == 0, [&] {
+    return "num_groups " + std::to_string(groups) + " does not divide the " + std::to_string(c) +
+           " channels";
+  });
   const int64_t len = per_channel ? c : groups;
   RowNorm p;
   p.eps = eps;
@@ -294,7 +297,7 @@ AxesPlan plan_axes(const Dims& shape, const std::vector<int64_t>& axes) {
   std::vector<bool> red(r, false);
   for (int64_t a : axes) {
     const int k = normalize_axis(a, r);
-    require(!red[k], "axis " + std::to_string(a) + " is repeated");
+    require(!red[k], [&] { return "axis " + std::to_string(a) + " is repeated"; });
     red[k] = true;
   }
   AxesPlan p;

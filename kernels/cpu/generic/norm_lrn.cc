@@ -23,8 +23,9 @@ struct LrnParams {
 template <class T>
 void lrn_run(KernelContext& ctx, const LrnParams& p) {
   const TensorRef& x = ctx.input(0);
-  require(x.desc.rank() >= 2,
-          "the input has rank " + std::to_string(x.desc.rank()) + ", needs at least 2 (N, C, ...)");
+  require(x.desc.rank() >= 2, [&] {
+    return "the input has rank " + std::to_string(x.desc.rank()) + ", needs at least 2 (N, C, ...)";
+  });
   const TensorRef& y = ctx.output(0, x.desc.shape);
   const Dims& s = x.desc.shape;
   const int64_t batch = s[0], c = s[1];

@@ -84,13 +84,15 @@ void pad(KernelContext& ctx, const PadParams& p) {
   if (!p.axes.present())
     for (int k = 0; k < r; ++k) axes.push_back(k);
   const size_t n = axes.size();
-  require(pads.size() == 2 * n, "pads has " + std::to_string(pads.size()) +
-                                    " entries; expected 2 * " + std::to_string(n));
+  require(pads.size() == 2 * n, [&] {
+    return "pads has " + std::to_string(pads.size()) + " entries; expected 2 * " +
+           std::to_string(n);
+  });
   Ints before(r, 0), after(r, 0);
   std::vector<bool> seen(r, false);
   for (size_t i = 0; i < n; ++i) {
     const int a = normalize_axis(axes[i], r);
-    require(!seen[a], "axis " + std::to_string(a) + " is padded twice");
+    require(!seen[a], [&] { return "axis " + std::to_string(a) + " is padded twice"; });
     seen[a] = true;
     before[a] = pads[i];
     after[a] = pads[i + n];
@@ -111,10 +113,11 @@ void pad(KernelContext& ctx, const PadParams& p) {
     int64_t total = 0;
     require(!__builtin_add_overflow(len, before[k], &total) &&
                 !__builtin_add_overflow(total, after[k], &total),
-            "pads overflow the length of axis " + std::to_string(k));
-    require(total >= 0, "pads make axis " + std::to_string(k) + " of length " +
-                            std::to_string(len) + " negative (" + std::to_string(before[k]) + ", " +
-                            std::to_string(after[k]) + ")");
+            [&] { return "pads overflow the length of axis " + std::to_string(k); });
+    require(total >= 0, [&] {
+      return "pads make axis " + std::to_string(k) + " of length " + std::to_string(len) +
+             " negative (" + std::to_string(before[k]) + ", " + std::to_string(after[k]) + ")";
+    });
     shape[k] = total;
     from = narrow(from, k, cut_front, kept[k]);
   }
@@ -129,18 +132,20 @@ void pad(KernelContext& ctx, const PadParams& p) {
   if (p.value_at >= 0 && p.value_at < ctx.num_inputs() && ctx.input(p.value_at).data) {
     const TensorRef& v = ctx.input(p.value_at);
     require(element_count(v.desc) == 1, "constant_value must hold one value");
-    require((v.desc.dtype == DType::kString) == strings,
-            "constant_value is " + std::string(dtype_name(v.desc.dtype)) + " but the input is " +
-                std::string(dtype_name(src.desc.dtype)));
+    require((v.desc.dtype == DType::kString) == strings, [&] {
+      return "constant_value is " + std::string(dtype_name(v.desc.dtype)) + " but the input is " +
+             std::string(dtype_name(src.desc.dtype));
+    });
     if (v.device.kind != DeviceKind::kHost)
       fail(ErrorCode::kNotSupported, "constant_value must be in host memory");
     value = ConstOperand(TensorDesc{v.desc.dtype, {}, {}, v.desc.offset, {}}, v.data);
   }
   for (int k = 0; k < r && p.mode != PadMode::kConstant; ++k)
-    require(kept[k] > 0 || shape[k] == 0,
-            "axis " + std::to_string(k) +
-                " has no elements left to extend in this mode (only constant padding can grow "
-                "an empty axis)");
+    require(kept[k] > 0 || shape[k] == 0, [&] {
+      return "axis " + std::to_string(k) +
+             " has no elements left to extend in this mode (only constant padding can grow "
+             "an empty axis)";
+    });
   if (r > 0 && gather_width_ok(src.desc.dtype)) {
     // Every output element is one source element or the constant: one gather.
     std::vector<AxisMap> maps(r);

@@ -11,7 +11,8 @@ namespace geon::cpu {
 std::vector<int64_t> IntsInput::read(const KernelContext& ctx, std::string_view what) const {
   if (index < 0) return {};
   if (constant) return *constant;
-  require(index < ctx.num_inputs(), std::string(what) + " is missing from the run's inputs");
+  require(index < ctx.num_inputs(),
+          [&] { return std::string(what) + " is missing from the run's inputs"; });
   return read_ints(ctx.input(index), what);
 }
 
@@ -33,16 +34,18 @@ Reason check_ints_input(const Graph& g, const Node& n, int i, std::string_view w
 
 std::vector<int64_t> read_ints(const TensorRef& t, std::string_view what) {
   const std::string name(what);
-  require(is_integer(t.desc.dtype),
-          name + " must be an integer tensor, not " + std::string(dtype_name(t.desc.dtype)));
-  require(t.desc.rank() <= 1,
-          name + " must be a scalar or 1-D, not of rank " + std::to_string(t.desc.rank()));
+  require(is_integer(t.desc.dtype), [&] {
+    return name + " must be an integer tensor, not " + std::string(dtype_name(t.desc.dtype));
+  });
+  require(t.desc.rank() <= 1, [&] {
+    return name + " must be a scalar or 1-D, not of rank " + std::to_string(t.desc.rank());
+  });
   if (t.device.kind != DeviceKind::kHost)
     fail(ErrorCode::kNotSupported, name + " must be in host memory");
   const int64_t count = element_count(t.desc);
   std::vector<int64_t> out(count);
   if (count == 0) return out;
-  require(t.data != nullptr, name + " has no data");
+  require(t.data != nullptr, [&] { return name + " has no data"; });
   // One engine assign converts any integer dtype and layout into dense int64.
   assign(Operand{row_major(DType::kInt64, t.desc.shape), out.data()}, src_of(t));
   return out;
@@ -51,7 +54,8 @@ std::vector<int64_t> read_ints(const TensorRef& t, std::string_view what) {
 void check_output_size(DType dtype, const Dims& shape, std::string_view what) {
   bool empty = false;
   for (int64_t len : shape) {
-    require(len >= 0, std::string(what) + ": negative length " + std::to_string(len));
+    require(len >= 0,
+            [&] { return std::string(what) + ": negative length " + std::to_string(len); });
     empty = empty || len == 0;
   }
   if (empty) return;

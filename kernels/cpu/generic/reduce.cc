@@ -107,9 +107,10 @@ std::unique_ptr<Kernel> reduce_kernel(const Node& n, Reduce r, IntsInput axes_in
     }
     std::vector<bool> reduced(rank, axes.empty());
     for (int64_t a : axes) {
-      require(a >= -rank && a < rank, "axis " + std::to_string(a) +
-                                          " is out of range for an input of rank " +
-                                          std::to_string(rank));
+      require(a >= -rank && a < rank, [&] {
+        return "axis " + std::to_string(a) + " is out of range for an input of rank " +
+               std::to_string(rank);
+      });
       reduced[a < 0 ? a + rank : a] = true;
     }
     Dims kept, out_shape;

@@ -30,7 +30,8 @@ using resize::Settings;
 std::vector<double> read_floats(const KernelContext& ctx, int i, const std::string& what) {
   if (i < 0 || i >= ctx.num_inputs() || !ctx.input(i).present()) return {};
   const TensorRef& t = ctx.input(i);
-  require(t.desc.rank() <= 1, what + " must be 1-D, not of rank " + std::to_string(t.desc.rank()));
+  require(t.desc.rank() <= 1,
+          [&] { return what + " must be 1-D, not of rank " + std::to_string(t.desc.rank()); });
   if (t.device.kind != DeviceKind::kHost)
     fail(ErrorCode::kNotSupported, what + " must be in host memory");
   std::vector<double> v(static_cast<size_t>(element_count(t.desc)));

@@ -102,9 +102,10 @@ AxisTaps axis_taps(const Settings& s, int axis, int64_t in_len, int64_t out_len,
   for (int64_t y = 0; y < out_len; ++y) {
     double x = source_coordinate(s.coord, static_cast<double>(y), scale, in_len, out_len, roi_start,
                                  roi_end);
-    require(std::isfinite(x), "output position " + std::to_string(y) + " of axis " +
-                                  std::to_string(axis) +
-                                  " maps to a coordinate that is not finite");
+    require(std::isfinite(x), [&] {
+      return "output position " + std::to_string(y) + " of axis " + std::to_string(axis) +
+             " maps to a coordinate that is not finite";
+    });
     // Far outside the input every tap reads the edge anyway; this keeps the casts defined.
     x = std::clamp(x, -4.0e15, 4.0e15);
     if (s.coord == Coord::kTfCropAndResize && (x < 0 || x > static_cast<double>(in_len - 1))) {
@@ -283,7 +284,7 @@ Plan make_plan(const Settings& s, const Ints& in_shape, const Doubles& roi, cons
   std::vector<bool> seen(r, false);
   for (int64_t a : s.axes) {
     const int k = normalize_axis(a, r);
-    require(!seen[k], "axes names axis " + std::to_string(k) + " twice");
+    require(!seen[k], [&] { return "axes names axis " + std::to_string(k) + " twice"; });
     seen[k] = true;
     axes.push_back(k);
   }
@@ -294,27 +295,36 @@ Plan make_plan(const Settings& s, const Ints& in_shape, const Doubles& roi, cons
   Plan p;
   p.out_shape = in_shape;
   if (!scales.empty()) {
-    require(scales.size() == n, "scales has " + std::to_string(scales.size()) +
-                                    " entries; expected " + std::to_string(n));
+    require(scales.size() == n, [&] {
+      return "scales has " + std::to_string(scales.size()) + " entries; expected " +
+             std::to_string(n);
+    });
     for (size_t i = 0; i < n; ++i) {
       const double sc = scales[i];
-      require(sc > 0 && std::isfinite(sc), "scales[" + std::to_string(i) + "] is " +
-                                               std::to_string(sc) + "; scales must be positive");
+      require(sc > 0 && std::isfinite(sc), [&] {
+        return "scales[" + std::to_string(i) + "] is " + std::to_string(sc) +
+               "; scales must be positive";
+      });
       const double len = std::floor(static_cast<double>(in_shape[axes[i]]) * sc);
-      require(len < 9.0e18, "scales make axis " + std::to_string(axes[i]) + " too long");
+      require(len < 9.0e18,
+              [&] { return "scales make axis " + std::to_string(axes[i]) + " too long"; });
       scale[axes[i]] = sc;
       p.out_shape[axes[i]] = static_cast<int64_t>(len);
     }
   } else {
     require(!sizes.empty(), "neither scales nor sizes is given");
-    require(sizes.size() == n, "sizes has " + std::to_string(sizes.size()) + " entries; expected " +
-                                   std::to_string(n));
+    require(sizes.size() == n, [&] {
+      return "sizes has " + std::to_string(sizes.size()) + " entries; expected " +
+             std::to_string(n);
+    });
     for (size_t i = 0; i < n; ++i) {
       const int64_t in = in_shape[axes[i]];
-      require(sizes[i] >= 0, "sizes has the negative entry " + std::to_string(sizes[i]));
-      require(in > 0 || sizes[i] == 0, "axis " + std::to_string(axes[i]) +
-                                           " is empty and cannot be resized to " +
-                                           std::to_string(sizes[i]));
+      require(sizes[i] >= 0,
+              [&] { return "sizes has the negative entry " + std::to_string(sizes[i]); });
+      require(in > 0 || sizes[i] == 0, [&] {
+        return "axis " + std::to_string(axes[i]) + " is empty and cannot be resized to " +
+               std::to_string(sizes[i]);
+      });
       scale[axes[i]] = in > 0 ? static_cast<double>(sizes[i]) / static_cast<double>(in) : 1.0;
       p.out_shape[axes[i]] = sizes[i];
     }
@@ -325,14 +335,16 @@ Plan make_plan(const Settings& s, const Ints& in_shape, const Doubles& roi, cons
       for (int64_t a : axes) {
         scale[a] = one;
         const double len = one * static_cast<double>(in_shape[a]) + 0.5;
-        require(len < 9.0e18, "sizes make axis " + std::to_string(a) + " too long");
+        require(len < 9.0e18, [&] { return "sizes make axis " + std::to_string(a) + " too long"; });
         p.out_shape[a] = static_cast<int64_t>(len);
       }
     }
   }
   if (s.coord == Coord::kTfCropAndResize) {
-    require(roi.size() == 2 * n, "roi has " + std::to_string(roi.size()) + " entries; expected " +
-                                     std::to_string(2 * n));
+    require(roi.size() == 2 * n, [&] {
+      return "roi has " + std::to_string(roi.size()) + " entries; expected " +
+             std::to_string(2 * n);
+    });
     for (size_t i = 0; i < n; ++i) {
       lo[axes[i]] = roi[i];
       hi[axes[i]] = roi[n + i];
@@ -346,7 +358,8 @@ Plan make_plan(const Settings& s, const Ints& in_shape, const Doubles& roi, cons
     const bool identity =
         close(scale[a], 1.0) && p.out_shape[a] == in_shape[a] && lo[a] == 0 && close(hi[a], 1.0);
     if (identity) continue;
-    require(in_shape[a] > 0, "axis " + std::to_string(a) + " is empty and cannot be resized");
+    require(in_shape[a] > 0,
+            [&] { return "axis " + std::to_string(a) + " is empty and cannot be resized"; });
     p.axes.push_back(
         axis_taps(s, static_cast<int>(a), in_shape[a], p.out_shape[a], scale[a], lo[a], hi[a]));
   }

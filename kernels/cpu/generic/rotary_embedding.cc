@@ -38,23 +38,26 @@ void run(KernelContext& ctx, const Attrs& at, DType acc) {
     st_b = H * S * D, st_h = S * D, st_s = D;
   } else {
     require(at.num_heads > 0, "num_heads is required for a 3-D input");
-    require(xs[2] % at.num_heads == 0, "hidden size " + std::to_string(xs[2]) +
-                                           " is not a multiple of num_heads " +
-                                           std::to_string(at.num_heads));
+    require(xs[2] % at.num_heads == 0, [&] {
+      return "hidden size " + std::to_string(xs[2]) + " is not a multiple of num_heads " +
+             std::to_string(at.num_heads);
+    });
     B = xs[0], S = xs[1], H = at.num_heads, D = xs[2] / at.num_heads;
     st_b = S * xs[2], st_s = xs[2], st_h = D;
   }
   const int64_t rot = at.rotary_dim > 0 ? at.rotary_dim : D;
-  require(rot <= D && rot % 2 == 0, "rotary_embedding_dim " + std::to_string(rot) +
-                                        " must be even and at most the head size " +
-                                        std::to_string(D));
+  require(rot <= D && rot % 2 == 0, [&] {
+    return "rotary_embedding_dim " + std::to_string(rot) +
+           " must be even and at most the head size " + std::to_string(D);
+  });
   const int64_t half = rot / 2;
   const std::vector<T> x = dense<T>(x_in, acc);
   const std::vector<T> cosv = dense<T>(ctx.input(1), acc), sinv = dense<T>(ctx.input(2), acc);
   const Dims& cs = ctx.input(1).desc.shape;
   require(ctx.input(2).desc.shape == cs, "cos_cache and sin_cache shapes differ");
-  require(!cs.empty() && cs.back() == half,
-          "the caches' last dim must be rotary_embedding_dim/2 (" + std::to_string(half) + ")");
+  require(!cs.empty() && cs.back() == half, [&] {
+    return "the caches' last dim must be rotary_embedding_dim/2 (" + std::to_string(half) + ")";
+  });
   const bool has_pos = ctx.num_inputs() > 3 && ctx.input(3).present();
   std::vector<int64_t> pos;
   if (has_pos) {
@@ -73,9 +76,10 @@ void run(KernelContext& ctx, const Attrs& at, DType acc) {
       int64_t row = b * S + s;
       if (has_pos) {
         row = pos[b * S + s];
-        require(row >= 0 && row < cs[0], "position id " + std::to_string(row) +
-                                             " is outside the caches' " + std::to_string(cs[0]) +
-                                             " positions");
+        require(row >= 0 && row < cs[0], [&] {
+          return "position id " + std::to_string(row) + " is outside the caches' " +
+                 std::to_string(cs[0]) + " positions";
+        });
       }
       const T* c = cosv.data() + row * half;
       const T* sn = sinv.data() + row * half;

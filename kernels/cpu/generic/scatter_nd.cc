@@ -112,13 +112,15 @@ void scatter_nd(KernelContext& ctx, Reduction c) {
   require(!ds.empty(), "data must have rank >= 1");
   require(!is.empty(), "indices must have rank >= 1");
   const int64_t k = is.back();
-  require(k >= 0 && k <= static_cast<int64_t>(ds.size()),
-          "indices' last dim (" + std::to_string(k) + ") exceeds data's rank " +
-              std::to_string(ds.size()));
+  require(k >= 0 && k <= static_cast<int64_t>(ds.size()), [&] {
+    return "indices' last dim (" + std::to_string(k) + ") exceeds data's rank " +
+           std::to_string(ds.size());
+  });
   Dims want(is.begin(), is.end() - 1);
   want.insert(want.end(), ds.begin() + k, ds.end());
-  require(upd.desc.shape == want,
-          "updates has shape " + dims_text(upd.desc.shape) + ", expected " + dims_text(want));
+  require(upd.desc.shape == want, [&] {
+    return "updates has shape " + dims_text(upd.desc.shape) + ", expected " + dims_text(want);
+  });
   require(upd.desc.dtype == t, "updates' dtype differs from data's");
   const std::vector<int64_t> offs = slice_offsets(idx, ds);
 

@@ -32,9 +32,11 @@ Ints all_ints(const TensorRef& t) {
 
 // One element of a one-element host tensor (rank 0 or a single element).
 Scalar scalar_input(const TensorRef& t, std::string_view what) {
-  require(element_count(t.desc) == 1, std::string(what) + " must hold one element, not " +
-                                          std::to_string(element_count(t.desc)));
-  require(t.data != nullptr, std::string(what) + " has no data");
+  require(element_count(t.desc) == 1, [&] {
+    return std::string(what) + " must hold one element, not " +
+           std::to_string(element_count(t.desc));
+  });
+  require(t.data != nullptr, [&] { return std::string(what) + " has no data"; });
   return load_scalar(t.desc.dtype, t.data, t.desc.offset);
 }
 
@@ -141,9 +143,10 @@ std::unique_ptr<Kernel> create_gather(const Graph&, const Node& n) {
     const TensorRef& indices = ctx.input(1);
     const int rank = data.desc.rank();
     require(rank >= 1, "the data must have rank >= 1");
-    require(axis_attr >= -rank && axis_attr < rank, "axis " + std::to_string(axis_attr) +
-                                                        " is out of range for data of rank " +
-                                                        std::to_string(rank));
+    require(axis_attr >= -rank && axis_attr < rank, [&] {
+      return "axis " + std::to_string(axis_attr) + " is out of range for data of rank " +
+             std::to_string(rank);
+    });
     const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + rank : axis_attr);
     require(is_integer(indices.desc.dtype), "the indices must be an integer tensor");
     Ints idx = all_ints(indices);

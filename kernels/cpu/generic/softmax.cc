@@ -147,8 +147,9 @@ void softmax_run(KernelContext& ctx, Kind kind, int64_t axis_attr, bool coerce_2
   int axis = 0;
   if (coerce_2d) {
     // Before 13 the axis may equal the rank: the whole tensor is one row per element.
-    require(axis_attr >= -r && axis_attr <= r,
-            "axis " + std::to_string(axis_attr) + " is out of range for rank " + std::to_string(r));
+    require(axis_attr >= -r && axis_attr <= r, [&] {
+      return "axis " + std::to_string(axis_attr) + " is out of range for rank " + std::to_string(r);
+    });
     axis = static_cast<int>(axis_attr < 0 ? axis_attr + r : axis_attr);
   } else {
     axis = normalize_axis(axis_attr, r);

@@ -24,26 +24,34 @@ std::string list_text(const Ints& v) {
 // The parts' lengths for an axis of length `len` cut into `n` outputs.
 Ints part_lengths(int64_t len, int n, const Ints& split, bool uneven_ok) {
   if (!split.empty()) {
-    require(static_cast<int>(split.size()) == n,
-            "split " + list_text(split) + " has " + std::to_string(split.size()) + " entries for " +
-                std::to_string(n) + " outputs");
+    require(static_cast<int>(split.size()) == n, [&] {
+      return "split " + list_text(split) + " has " + std::to_string(split.size()) +
+             " entries for " + std::to_string(n) + " outputs";
+    });
     int64_t sum = 0;
     for (int64_t s : split) {
-      require(s >= 0, "split " + list_text(split) + " has a negative entry");
-      require(!__builtin_add_overflow(sum, s, &sum), "split " + list_text(split) + " overflows");
+      require(s >= 0, [&] { return "split " + list_text(split) + " has a negative entry"; });
+      require(!__builtin_add_overflow(sum, s, &sum),
+              [&] { return "split " + list_text(split) + " overflows"; });
     }
-    require(sum == len, "split " + list_text(split) + " sums to " + std::to_string(sum) +
-                            " but the axis has length " + std::to_string(len));
+    require(sum == len, [&] {
+      return "split " + list_text(split) + " sums to " + std::to_string(sum) +
+             " but the axis has length " + std::to_string(len);
+    });
     return split;
   }
   if (len % n == 0) return Ints(static_cast<size_t>(n), len / n);
-  require(uneven_ok, "the axis of length " + std::to_string(len) + " does not split evenly into " +
-                         std::to_string(n) + " outputs");
+  require(uneven_ok, [&] {
+    return "the axis of length " + std::to_string(len) + " does not split evenly into " +
+           std::to_string(n) + " outputs";
+  });
   // ceil(len / n) each and what is left for the last (numpy's array_split differs: ONNX's rule).
   const int64_t chunk = len / n + 1;
   const int64_t last = len - chunk * (n - 1);
-  require(last >= 0, "the axis of length " + std::to_string(len) + " cannot give " +
-                         std::to_string(n) + " parts of " + std::to_string(chunk));
+  require(last >= 0, [&] {
+    return "the axis of length " + std::to_string(len) + " cannot give " + std::to_string(n) +
+           " parts of " + std::to_string(chunk);
+  });
   Ints parts(static_cast<size_t>(n), chunk);
   parts.back() = last;
   return parts;

@@ -20,16 +20,18 @@ using Ints = std::vector<int64_t>;
 void tile_into(KernelContext& ctx, const Ints& repeats) {
   const TensorRef& src = ctx.input(0);
   const int r = src.desc.rank();
-  require(static_cast<int>(repeats.size()) == r, "repeats has " + std::to_string(repeats.size()) +
-                                                     " entries for an input of rank " +
-                                                     std::to_string(r));
+  require(static_cast<int>(repeats.size()) == r, [&] {
+    return "repeats has " + std::to_string(repeats.size()) + " entries for an input of rank " +
+           std::to_string(r);
+  });
   Dims shape(r), split_shape;
   TensorDesc from = src.desc;
   from.shape.clear();
   from.strides.clear();
   for (int k = 0; k < r; ++k) {
-    require(repeats[k] >= 0,
-            "repeats[" + std::to_string(k) + "] is negative (" + std::to_string(repeats[k]) + ")");
+    require(repeats[k] >= 0, [&] {
+      return "repeats[" + std::to_string(k) + "] is negative (" + std::to_string(repeats[k]) + ")";
+    });
     const int64_t len = src.desc.shape[k];
     require(len == 0 || repeats[k] <= std::numeric_limits<int64_t>::max() / len,
             "the tiled length overflows int64");

@@ -101,10 +101,12 @@ Dims resolve_reshape(const Dims& in, const Ints& spec, bool allowzero) {
       infer = static_cast<int>(i);
       continue;
     }
-    require(spec[i] >= 0, at + " is " + std::to_string(spec[i]) + " (negative)");
+    require(spec[i] >= 0, [&] { return at + " is " + std::to_string(spec[i]) + " (negative)"; });
     if (spec[i] == 0 && !allowzero) {
-      require(i < in.size(), at + " is 0 (copy the input's dim), but the input has rank " +
-                                 std::to_string(in.size()));
+      require(i < in.size(), [&] {
+        return at + " is 0 (copy the input's dim), but the input has rank " +
+               std::to_string(in.size());
+      });
       out[i] = in[i];
     } else {
       out[i] = spec[i];
@@ -115,13 +117,16 @@ Dims resolve_reshape(const Dims& in, const Ints& spec, bool allowzero) {
   }
   const int64_t total = element_count(in);
   if (infer >= 0) {
-    require(known != 0 && total % known == 0, "-1 cannot be inferred: " + std::to_string(total) +
-                                                  " elements are not a nonzero multiple of " +
-                                                  std::to_string(known));
+    require(known != 0 && total % known == 0, [&] {
+      return "-1 cannot be inferred: " + std::to_string(total) +
+             " elements are not a nonzero multiple of " + std::to_string(known);
+    });
     out[infer] = total / known;
   } else {
-    require(known == total, "the shape holds " + std::to_string(known) +
-                                " elements but the input has " + std::to_string(total));
+    require(known == total, [&] {
+      return "the shape holds " + std::to_string(known) + " elements but the input has " +
+             std::to_string(total);
+    });
   }
   return out;
 }
@@ -131,24 +136,32 @@ Dims resolve_reshape(const Dims& in, const Ints& spec, bool allowzero) {
 TensorDesc slice_view(const TensorDesc& d, const Ints& starts, const Ints& ends, const Ints& axes,
                       const Ints& steps) {
   const size_t n = starts.size();
-  require(ends.size() == n, "starts has " + std::to_string(n) + " entries but ends has " +
-                                std::to_string(ends.size()));
-  require(axes.empty() || axes.size() == n, "axes has " + std::to_string(axes.size()) +
-                                                " entries but starts has " + std::to_string(n));
-  require(steps.empty() || steps.size() == n, "steps has " + std::to_string(steps.size()) +
-                                                  " entries but starts has " + std::to_string(n));
+  require(ends.size() == n, [&] {
+    return "starts has " + std::to_string(n) + " entries but ends has " +
+           std::to_string(ends.size());
+  });
+  require(axes.empty() || axes.size() == n, [&] {
+    return "axes has " + std::to_string(axes.size()) + " entries but starts has " +
+           std::to_string(n);
+  });
+  require(steps.empty() || steps.size() == n, [&] {
+    return "steps has " + std::to_string(steps.size()) + " entries but starts has " +
+           std::to_string(n);
+  });
   std::vector<bool> seen(d.rank(), false);
   TensorDesc v = d;
   for (size_t i = 0; i < n; ++i) {
     const int64_t a = axes.empty() ? static_cast<int64_t>(i) : axes[i];
-    require(a >= -d.rank() && a < d.rank(), "axis " + std::to_string(a) +
-                                                " is out of range for data of rank " +
-                                                std::to_string(d.rank()));
+    require(a >= -d.rank() && a < d.rank(), [&] {
+      return "axis " + std::to_string(a) + " is out of range for data of rank " +
+             std::to_string(d.rank());
+    });
     const int axis = static_cast<int>(a < 0 ? a + d.rank() : a);
-    require(!seen[axis], "axis " + std::to_string(axis) + " is sliced more than once");
+    require(!seen[axis],
+            [&] { return "axis " + std::to_string(axis) + " is sliced more than once"; });
     seen[axis] = true;
     const int64_t step = steps.empty() ? 1 : steps[i];
-    require(step != 0, "steps[" + std::to_string(i) + "] is 0");
+    require(step != 0, [&] { return "steps[" + std::to_string(i) + "] is 0"; });
     v = slice(v, axis, starts[i], ends[i], step);
   }
   return v;

@@ -19,22 +19,26 @@ bool float_kind(DType t) {
 void run(KernelContext& ctx, bool silu, bool want_state) {
   const Dims& xs = ctx.input(kInput).desc.shape;
   const Dims& ws = ctx.input(kWeight).desc.shape;
-  require(xs.size() == 3, "input must be (batch, channels, length), got " + dims_text(xs));
+  require(xs.size() == 3,
+          [&] { return "input must be (batch, channels, length), got " + dims_text(xs); });
   const int64_t B = xs[0], C = xs[1], L = xs[2];
-  require(ws.size() == 3 && ws[0] == C && ws[1] == 1 && ws[2] >= 1,
-          "weight " + dims_text(ws) + " must be (channels, 1, k) with channels " +
-              std::to_string(C) + " and k >= 1");
+  require(ws.size() == 3 && ws[0] == C && ws[1] == 1 && ws[2] >= 1, [&] {
+    return "weight " + dims_text(ws) + " must be (channels, 1, k) with channels " +
+           std::to_string(C) + " and k >= 1";
+  });
   const int64_t K = ws[2], P = K - 1, W = L + P;  // kernel, state and padded lengths
   const bool has_bias = given(ctx, kBias), has_past = given(ctx, kPast);
   if (has_bias)
-    require(ctx.input(kBias).desc.shape == Dims{C},
-            "bias " + dims_text(ctx.input(kBias).desc.shape) + " must be (channels) [" +
-                std::to_string(C) + "]");
+    require(ctx.input(kBias).desc.shape == Dims{C}, [&] {
+      return "bias " + dims_text(ctx.input(kBias).desc.shape) + " must be (channels) [" +
+             std::to_string(C) + "]";
+    });
   const Dims state_shape{B, C, P};
   if (has_past)
-    require(ctx.input(kPast).desc.shape == state_shape,
-            "past_state " + dims_text(ctx.input(kPast).desc.shape) +
-                " must be (batch, channels, k - 1) " + dims_text(state_shape));
+    require(ctx.input(kPast).desc.shape == state_shape, [&] {
+      return "past_state " + dims_text(ctx.input(kPast).desc.shape) +
+             " must be (batch, channels, k - 1) " + dims_text(state_shape);
+    });
   // The state's size comes from the weight, not the input: a short input with a long kernel
   // must not make a run allocate without limit.
   check_output_size(ctx.input(kInput).desc.dtype, state_shape, "present_state");

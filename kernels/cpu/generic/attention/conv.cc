@@ -30,9 +30,10 @@ void run(KernelContext& ctx, const ConvAttrs& attrs) {
   const int64_t Cg = Cin / G, Mg = M / G;  // input / output channels per group
   const bool has_bias = given(ctx, 2);
   if (has_bias)
-    require(ctx.input(2).desc.shape == Dims{M}, "Conv bias " + dims_text(ctx.input(2).desc.shape) +
-                                                    " must have one value per output channel (" +
-                                                    std::to_string(M) + ")");
+    require(ctx.input(2).desc.shape == Dims{M}, [&] {
+      return "Conv bias " + dims_text(ctx.input(2).desc.shape) +
+             " must have one value per output channel (" + std::to_string(M) + ")";
+    });
   check_output_size(xr.desc.dtype, geo.dst_shape, "Conv output");
   Geo3 s;
   const int sp = geo.spatial(), lead = 3 - sp;

@@ -61,12 +61,13 @@ void apply_mod(const Executable& mod, const char* what, std::vector<A>& v, DType
   } catch (const Error& e) {
     throw Error(e.code(), std::string(what) + ": " + e.what());
   }
-  require(out.size() == 1, std::string(what) + " must give one output");
+  require(out.size() == 1, [&] { return std::string(what) + " must give one output"; });
   const OwnedTensor& r = out[0];
-  require(r.desc.dtype == p && r.desc.shape == shape,
-          std::string(what) + " gave " + std::string(dtype_name(r.desc.dtype)) + " " +
-              dims_text(r.desc.shape) + "; it must keep its input's " + std::string(dtype_name(p)) +
-              " " + dims_text(shape));
+  require(r.desc.dtype == p && r.desc.shape == shape, [&] {
+    return std::string(what) + " gave " + std::string(dtype_name(r.desc.dtype)) + " " +
+           dims_text(r.desc.shape) + "; it must keep its input's " + std::string(dtype_name(p)) +
+           " " + dims_text(shape);
+  });
   if (element_count(shape) > 0)
     assign(Operand{row_major(dtype_of_compute<A>(), shape), v.data()},
            ConstOperand(r.desc, r.data()));
@@ -81,12 +82,16 @@ void run(KernelContext& ctx, std::optional<float> scale_attr, DType p, const Mod
   const int64_t B = qs[0], Hq = qs[1], L = qs[2], E = qs[3];
   const int64_t Hkv = ks[1], S = ks[2], Ev = vs[3];
   require(ks[0] == B && vs[0] == B, "Q, K and V must have the same batch size");
-  require(ks[3] == E,
-          "Q's head size " + std::to_string(E) + " differs from K's " + std::to_string(ks[3]));
-  require(vs[1] == Hkv && vs[2] == S, "K " + dims_text(ks) + " and V " + dims_text(vs) +
-                                          " must have the same heads and sequence length");
-  require(Hkv > 0 && Hq % Hkv == 0,
-          "Q's " + std::to_string(Hq) + " heads are not a multiple of K's " + std::to_string(Hkv));
+  require(ks[3] == E, [&] {
+    return "Q's head size " + std::to_string(E) + " differs from K's " + std::to_string(ks[3]);
+  });
+  require(vs[1] == Hkv && vs[2] == S, [&] {
+    return "K " + dims_text(ks) + " and V " + dims_text(vs) +
+           " must have the same heads and sequence length";
+  });
+  require(Hkv > 0 && Hq % Hkv == 0, [&] {
+    return "Q's " + std::to_string(Hq) + " heads are not a multiple of K's " + std::to_string(Hkv);
+  });
   const Dims score_shape{B, Hq, L, S}, out_shape{B, Hq, L, Ev};
   check_output_size(dtype_of_compute<A>(), score_shape, "the attention scores");
   check_output_size(dtype_of_compute<A>(), out_shape, "Y");

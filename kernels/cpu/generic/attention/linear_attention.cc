@@ -29,12 +29,14 @@ bool float_kind(DType t) {
 std::string in_name(int i) { return "input " + std::to_string(i) + " (" + kNames[i] + ")"; }
 
 void run(KernelContext& ctx, const Attrs& at) {
-  for (int i : {kQuery, kKey, kValue}) require(given(ctx, i), in_name(i) + " is required");
+  for (int i : {kQuery, kKey, kValue})
+    require(given(ctx, i), [&] { return in_name(i) + " is required"; });
   for (int i = 0; i < 6; ++i)
     if (given(ctx, i))
-      require(ctx.input(i).desc.rank() == (i == kPast ? 4 : 3),
-              in_name(i) + " must have rank " + (i == kPast ? "4" : "3") + ", got " +
-                  dims_text(ctx.input(i).desc.shape));
+      require(ctx.input(i).desc.rank() == (i == kPast ? 4 : 3), [&] {
+        return in_name(i) + " must have rank " + (i == kPast ? "4" : "3") + ", got " +
+               dims_text(ctx.input(i).desc.shape);
+      });
   require(given(ctx, kDecay) == at.gated, at.gated ? "this update_rule needs input 4 (decay)"
                                                    : "this update_rule takes no input 4 (decay)");
   require(given(ctx, kBeta) == at.delta, at.delta ? "this update_rule needs input 5 (beta)"
@@ -43,39 +45,49 @@ void run(KernelContext& ctx, const Attrs& at) {
   const Dims& ks = ctx.input(kKey).desc.shape;
   const Dims& vs = ctx.input(kValue).desc.shape;
   const int64_t B = qs[0], T = qs[1], Hq = at.hq, Hkv = at.hkv, G = Hq / Hkv;
-  require(qs[2] % Hq == 0, "query's hidden size " + std::to_string(qs[2]) +
-                               " is not a multiple of q_num_heads " + std::to_string(Hq));
-  require(vs[2] % Hkv == 0, "value's hidden size " + std::to_string(vs[2]) +
-                                " is not a multiple of kv_num_heads " + std::to_string(Hkv));
+  require(qs[2] % Hq == 0, [&] {
+    return "query's hidden size " + std::to_string(qs[2]) + " is not a multiple of q_num_heads " +
+           std::to_string(Hq);
+  });
+  require(vs[2] % Hkv == 0, [&] {
+    return "value's hidden size " + std::to_string(vs[2]) + " is not a multiple of kv_num_heads " +
+           std::to_string(Hkv);
+  });
   const int64_t Dk = qs[2] / Hq, Dv = vs[2] / Hkv;
-  require(ks[2] == Hkv * Dk, "key's hidden size " + std::to_string(ks[2]) +
-                                 " must be kv_num_heads * the query's head size (" +
-                                 std::to_string(Hkv * Dk) + ")");
+  require(ks[2] == Hkv * Dk, [&] {
+    return "key's hidden size " + std::to_string(ks[2]) +
+           " must be kv_num_heads * the query's head size (" + std::to_string(Hkv * Dk) + ")";
+  });
   for (int i : {kKey, kValue, kDecay, kBeta}) {
     if (!given(ctx, i)) continue;
     const Dims& s = ctx.input(i).desc.shape;
-    require(s[0] == B && s[1] == T, in_name(i) + " " + dims_text(s) +
-                                        " must have the query's batch and sequence length (" +
-                                        std::to_string(B) + ", " + std::to_string(T) + ")");
+    require(s[0] == B && s[1] == T, [&] {
+      return in_name(i) + " " + dims_text(s) +
+             " must have the query's batch and sequence length (" + std::to_string(B) + ", " +
+             std::to_string(T) + ")";
+    });
   }
   int64_t decay_w = 0, beta_w = 0;  // values per (b, t) row
   if (at.gated) {
     decay_w = ctx.input(kDecay).desc.shape[2];
-    require(decay_w == Hkv || decay_w == Hkv * Dk,
-            "decay's last dim " + std::to_string(decay_w) + " must be kv_num_heads (" +
-                std::to_string(Hkv) + ") or kv_num_heads * Dk (" + std::to_string(Hkv * Dk) + ")");
+    require(decay_w == Hkv || decay_w == Hkv * Dk, [&] {
+      return "decay's last dim " + std::to_string(decay_w) + " must be kv_num_heads (" +
+             std::to_string(Hkv) + ") or kv_num_heads * Dk (" + std::to_string(Hkv * Dk) + ")";
+    });
   }
   if (at.delta) {
     beta_w = ctx.input(kBeta).desc.shape[2];
-    require(beta_w == Hkv || beta_w == 1, "beta's last dim " + std::to_string(beta_w) +
-                                              " must be kv_num_heads (" + std::to_string(Hkv) +
-                                              ") or 1");
+    require(beta_w == Hkv || beta_w == 1, [&] {
+      return "beta's last dim " + std::to_string(beta_w) + " must be kv_num_heads (" +
+             std::to_string(Hkv) + ") or 1";
+    });
   }
   const Dims state_shape{B, Hkv, Dk, Dv};
   if (given(ctx, kPast))
-    require(ctx.input(kPast).desc.shape == state_shape,
-            "past_state " + dims_text(ctx.input(kPast).desc.shape) + " must be (B, H_kv, Dk, Dv) " +
-                dims_text(state_shape));
+    require(ctx.input(kPast).desc.shape == state_shape, [&] {
+      return "past_state " + dims_text(ctx.input(kPast).desc.shape) +
+             " must be (B, H_kv, Dk, Dv) " + dims_text(state_shape);
+    });
   const Dims out_shape{B, T, Hq * Dv};
   check_output_size(ctx.input(kQuery).desc.dtype, out_shape, "output");
   check_output_size(DType::kFloat, state_shape, "present_state");

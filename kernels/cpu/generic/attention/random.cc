@@ -165,8 +165,10 @@ std::unique_ptr<Kernel> create_bernoulli(const Graph&, const Node& n) {
     const int64_t count = element_count(ctx.input(0).desc);
     for (int64_t i = 0; i < count; ++i) {
       const double pi = p[i];
-      require(pi >= 0 && pi <= 1, "Bernoulli input element " + std::to_string(i) + " is " +
-                                      std::to_string(pi) + ", not a probability in [0, 1]");
+      require(pi >= 0 && pi <= 1, [&] {
+        return "Bernoulli input element " + std::to_string(i) + " is " + std::to_string(pi) +
+               ", not a probability in [0, 1]";
+      });
       p[i] = stream.bernoulli(pi) ? 1.0 : 0.0;
     }
     store_dense(ctx.output(0, ctx.input(0).desc.shape), p);
@@ -188,7 +190,8 @@ std::unique_ptr<Kernel> create_multinomial(const Graph&, const Node& n) {
   const int64_t samples = attr_int(n, "sample_size", 1);
   return make_node_kernel(n, [seed, samples](KernelContext& ctx) {
     const Dims& shape = ctx.input(0).desc.shape;
-    require(shape.size() == 2, "input must be (batch_size, class_size), got " + dims_text(shape));
+    require(shape.size() == 2,
+            [&] { return "input must be (batch_size, class_size), got " + dims_text(shape); });
     const int64_t batch = shape[0], classes = shape[1];
     require(classes > 0 || batch == 0, "input has no classes to draw from");
     const Dims out_shape{batch, samples};
@@ -201,11 +204,13 @@ std::unique_ptr<Kernel> create_multinomial(const Graph&, const Node& n) {
       const double* row = logits.data() + b * classes;
       double best = -INFINITY;
       for (int64_t c = 0; c < classes; ++c) best = std::max(best, row[c]);
-      require(std::isfinite(best),
-              "Multinomial row " + std::to_string(b) + " has no finite log-probability");
+      require(std::isfinite(best), [&] {
+        return "Multinomial row " + std::to_string(b) + " has no finite log-probability";
+      });
       double total = 0;
       for (int64_t c = 0; c < classes; ++c) {
-        require(!std::isnan(row[c]), "Multinomial row " + std::to_string(b) + " holds NaN");
+        require(!std::isnan(row[c]),
+                [&] { return "Multinomial row " + std::to_string(b) + " holds NaN"; });
         cdf[c] = (total += std::exp(row[c] - best));
       }
       for (int64_t s = 0; s < samples; ++s) {

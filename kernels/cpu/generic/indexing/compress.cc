@@ -12,7 +12,8 @@ namespace {
 
 // The positions j < len where the condition is true; true entries past len are an error.
 std::vector<int64_t> selected(const TensorRef& cond, int64_t len) {
-  require(cond.desc.rank() == 1, "condition must be 1-D, got shape " + dims_text(cond.desc.shape));
+  require(cond.desc.rank() == 1,
+          [&] { return "condition must be 1-D, got shape " + dims_text(cond.desc.shape); });
   const int64_t n = cond.desc.shape[0];
   std::vector<uint8_t> flags(static_cast<size_t>(n));
   if (n > 0) assign(Operand{row_major(DType::kBool, Dims{n}), flags.data()}, src_of(cond));
@@ -43,9 +44,10 @@ void compress(KernelContext& ctx, std::optional<int64_t> axis_attr) {
   }
   const int r = x.desc.rank();
   require(r >= 1, "an axis needs input of rank >= 1, got a scalar");
-  require(*axis_attr >= -r && *axis_attr < r, "axis " + std::to_string(*axis_attr) +
-                                                  " is out of range for input of rank " +
-                                                  std::to_string(r));
+  require(*axis_attr >= -r && *axis_attr < r, [&] {
+    return "axis " + std::to_string(*axis_attr) + " is out of range for input of rank " +
+           std::to_string(r);
+  });
   const auto axis = static_cast<size_t>(*axis_attr < 0 ? *axis_attr + r : *axis_attr);
   const std::vector<int64_t> sel = selected(cond, xs[axis]);
   Dims shape = xs;

@@ -16,15 +16,20 @@ void gather_nd(KernelContext& ctx, int64_t b) {
   const int r = data.desc.rank(), q = idx.desc.rank();
   require(r >= 1, "data must have rank >= 1, got a scalar");
   require(q >= 1, "indices must have rank >= 1, got a scalar");
-  require(b >= 0 && b < std::min(q, r), "batch_dims " + std::to_string(b) +
-                                            " must be in [0, min(data rank " + std::to_string(r) +
-                                            ", indices rank " + std::to_string(q) + "))");
+  require(b >= 0 && b < std::min(q, r), [&] {
+    return "batch_dims " + std::to_string(b) + " must be in [0, min(data rank " +
+           std::to_string(r) + ", indices rank " + std::to_string(q) + "))";
+  });
   for (int d = 0; d < b; ++d)
-    require(is[d] == ds[d], "batch dim " + std::to_string(d) + " of indices " + dims_text(is) +
-                                " differs from data's " + dims_text(ds));
+    require(is[d] == ds[d], [&] {
+      return "batch dim " + std::to_string(d) + " of indices " + dims_text(is) +
+             " differs from data's " + dims_text(ds);
+    });
   const int64_t k = is.back();
-  require(k >= 1 && k <= r - b, "indices' last dim is " + std::to_string(k) + ", must be in [1, " +
-                                    std::to_string(r - b) + "] (data rank minus batch_dims)");
+  require(k >= 1 && k <= r - b, [&] {
+    return "indices' last dim is " + std::to_string(k) + ", must be in [1, " +
+           std::to_string(r - b) + "] (data rank minus batch_dims)";
+  });
   Dims shape(is.begin(), is.end() - 1);
   shape.insert(shape.end(), ds.begin() + b + k, ds.end());
   // Small indices can pick large slices many times over: bounded like any run-time shape.

@@ -34,20 +34,23 @@ void fill_typed(std::byte* dst, const std::vector<int64_t>& idx, int64_t outer, 
 }
 
 int64_t depth_of(const TensorRef& t) {
-  require(element_count(t.desc) == 1,
-          "depth must hold exactly one element, got shape " + dims_text(t.desc.shape));
+  require(element_count(t.desc) == 1, [&] {
+    return "depth must hold exactly one element, got shape " + dims_text(t.desc.shape);
+  });
   const Scalar s = load_scalar(t.desc.dtype, t.data, t.desc.offset);
   if (s.kind == Scalar::Kind::kFloat) {
     // Truncated toward zero, as the importer reads a constant depth.
     require(std::isfinite(s.re) && s.re >= 0 && s.re < 9.0e18,
-            "depth is " + std::to_string(s.re) + ", must be a non-negative count");
+            [&] { return "depth is " + std::to_string(s.re) + ", must be a non-negative count"; });
     return static_cast<int64_t>(s.re);
   }
   if (s.kind == Scalar::Kind::kUnsigned) {
-    require(s.u < (uint64_t{1} << 62), "depth " + std::to_string(s.u) + " is too large");
+    require(s.u < (uint64_t{1} << 62),
+            [&] { return "depth " + std::to_string(s.u) + " is too large"; });
     return static_cast<int64_t>(s.u);
   }
-  require(s.i >= 0, "depth is " + std::to_string(s.i) + ", must be a non-negative count");
+  require(s.i >= 0,
+          [&] { return "depth is " + std::to_string(s.i) + ", must be a non-negative count"; });
   return s.i;
 }
 
@@ -55,13 +58,15 @@ void one_hot(KernelContext& ctx, int64_t axis_attr) {
   const TensorRef &indices = ctx.input(0), &values = ctx.input(2);
   const int64_t depth = depth_of(ctx.input(1));
   const DType t = values.desc.dtype;
-  require(values.desc.rank() == 1 && values.desc.shape[0] == 2,
-          "values must be 1-D [off_value, on_value], got shape " + dims_text(values.desc.shape));
+  require(values.desc.rank() == 1 && values.desc.shape[0] == 2, [&] {
+    return "values must be 1-D [off_value, on_value], got shape " + dims_text(values.desc.shape);
+  });
   const Dims& is = indices.desc.shape;
   const int r = indices.desc.rank();
-  require(axis_attr >= -r - 1 && axis_attr <= r, "axis " + std::to_string(axis_attr) +
-                                                     " is out of range for output rank " +
-                                                     std::to_string(r + 1));
+  require(axis_attr >= -r - 1 && axis_attr <= r, [&] {
+    return "axis " + std::to_string(axis_attr) + " is out of range for output rank " +
+           std::to_string(r + 1);
+  });
   const auto axis = static_cast<size_t>(axis_attr < 0 ? axis_attr + r + 1 : axis_attr);
   Dims shape(is.begin(), is.begin() + static_cast<int64_t>(axis));
   shape.push_back(depth);

@@ -43,8 +43,10 @@ Reason index_dtype_reason(const Graph& g, const Node& n, int i, std::string_view
 }
 
 std::vector<int64_t> read_indices(const TensorRef& t, std::string_view what) {
-  require(is_integer(t.desc.dtype), std::string(what) + " must be an integer tensor, not " +
-                                        std::string(dtype_name(t.desc.dtype)));
+  require(is_integer(t.desc.dtype), [&] {
+    return std::string(what) + " must be an integer tensor, not " +
+           std::string(dtype_name(t.desc.dtype));
+  });
   std::vector<int64_t> out(static_cast<size_t>(element_count(t.desc)));
   if (!out.empty()) assign(Operand{row_major(DType::kInt64, t.desc.shape), out.data()}, src_of(t));
   return out;
@@ -135,17 +137,20 @@ void gather_positions(const TensorRef& src, std::span<const int64_t> base,
 int element_axis(const Dims& ds, const Dims& is, int64_t axis_attr) {
   const auto r = static_cast<int64_t>(ds.size());
   require(r >= 1, "data must have rank >= 1, got a scalar");
-  require(static_cast<int64_t>(is.size()) == r, "indices has rank " + std::to_string(is.size()) +
-                                                    ", data has rank " + std::to_string(r) +
-                                                    "; they must match");
-  require(axis_attr >= -r && axis_attr < r, "axis " + std::to_string(axis_attr) +
-                                                " is out of range for data of rank " +
-                                                std::to_string(r));
+  require(static_cast<int64_t>(is.size()) == r, [&] {
+    return "indices has rank " + std::to_string(is.size()) + ", data has rank " +
+           std::to_string(r) + "; they must match";
+  });
+  require(axis_attr >= -r && axis_attr < r, [&] {
+    return "axis " + std::to_string(axis_attr) + " is out of range for data of rank " +
+           std::to_string(r);
+  });
   const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + r : axis_attr);
   for (int d = 0; d < r; ++d)
-    require(d == axis || is[d] <= ds[d], "indices has shape " + dims_text(is) +
-                                             ", longer than data's " + dims_text(ds) + " on axis " +
-                                             std::to_string(d));
+    require(d == axis || is[d] <= ds[d], [&] {
+      return "indices has shape " + dims_text(is) + ", longer than data's " + dims_text(ds) +
+             " on axis " + std::to_string(d);
+    });
   return axis;
 }
 

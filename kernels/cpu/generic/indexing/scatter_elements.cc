@@ -87,10 +87,14 @@ void scatter_elements(KernelContext& ctx, int64_t axis_attr, Reduction red) {
   const Dims &ds = data.desc.shape, &is = idx.desc.shape;
   const DType t = data.desc.dtype;
   const int axis = element_axis(ds, is, axis_attr);
-  require(upd.desc.shape == is, "updates has shape " + dims_text(upd.desc.shape) +
-                                    ", indices has shape " + dims_text(is) + "; they must match");
-  require(upd.desc.dtype == t, "updates has dtype " + std::string(dtype_name(upd.desc.dtype)) +
-                                   ", data has " + std::string(dtype_name(t)));
+  require(upd.desc.shape == is, [&] {
+    return "updates has shape " + dims_text(upd.desc.shape) + ", indices has shape " +
+           dims_text(is) + "; they must match";
+  });
+  require(upd.desc.dtype == t, [&] {
+    return "updates has dtype " + std::string(dtype_name(upd.desc.dtype)) + ", data has " +
+           std::string(dtype_name(t));
+  });
   const std::vector<int64_t> vals = read_indices(idx, "indices");
   // Positions in the dense work array, every index checked before anything is written.
   Dims dense = row_major(t, ds).strides;

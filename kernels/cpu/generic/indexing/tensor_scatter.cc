@@ -22,27 +22,34 @@ void tensor_scatter(KernelContext& ctx, const Params& p) {
   const TensorRef &past = ctx.input(0), &upd = ctx.input(1);
   const Dims &ps = past.desc.shape, &us = upd.desc.shape;
   const int r = past.desc.rank();
-  require(r >= 2, "past_cache must have rank >= 2 (batch and sequence), got " + std::to_string(r));
-  require(p.axis >= -r && p.axis < r, "axis " + std::to_string(p.axis) +
-                                          " is out of range for past_cache of rank " +
-                                          std::to_string(r));
+  require(r >= 2, [&] {
+    return "past_cache must have rank >= 2 (batch and sequence), got " + std::to_string(r);
+  });
+  require(p.axis >= -r && p.axis < r, [&] {
+    return "axis " + std::to_string(p.axis) + " is out of range for past_cache of rank " +
+           std::to_string(r);
+  });
   const int axis = static_cast<int>(p.axis < 0 ? p.axis + r : p.axis);
   require(axis >= 1, "axis names dim 0, the batch dim; the sequence dim must come after it");
   require(upd.desc.dtype == past.desc.dtype, "update's dtype differs from past_cache's");
-  require(upd.desc.rank() == r, "update has shape " + dims_text(us) + ", past_cache has " +
-                                    dims_text(ps) + "; the ranks must match");
+  require(upd.desc.rank() == r, [&] {
+    return "update has shape " + dims_text(us) + ", past_cache has " + dims_text(ps) +
+           "; the ranks must match";
+  });
   for (int d = 0; d < r; ++d)
-    require(d == axis ? us[d] <= ps[d] : us[d] == ps[d],
-            "update has shape " + dims_text(us) + ", past_cache has " + dims_text(ps) +
-                (d == axis ? "; update is longer along the sequence axis " + std::to_string(d)
-                           : "; they differ on axis " + std::to_string(d)));
+    require(d == axis ? us[d] <= ps[d] : us[d] == ps[d], [&] {
+      return "update has shape " + dims_text(us) + ", past_cache has " + dims_text(ps) +
+             (d == axis ? "; update is longer along the sequence axis " + std::to_string(d)
+                        : "; they differ on axis " + std::to_string(d));
+    });
   const int64_t batch = ps[0], max_len = ps[axis], seq = us[axis];
   std::vector<int64_t> starts(static_cast<size_t>(batch), 0);
   if (p.has_indices) {
     const TensorRef& wi = ctx.input(2);
-    require(wi.desc.rank() == 1 && wi.desc.shape[0] == batch,
-            "write_indices has shape " + dims_text(wi.desc.shape) + ", must be (" +
-                std::to_string(batch) + ") (one start per batch entry)");
+    require(wi.desc.rank() == 1 && wi.desc.shape[0] == batch, [&] {
+      return "write_indices has shape " + dims_text(wi.desc.shape) + ", must be (" +
+             std::to_string(batch) + ") (one start per batch entry)";
+    });
     starts = read_indices(wi, "write_indices");
   }
   for (int64_t b = 0; b < batch; ++b) {

@@ -118,9 +118,10 @@ void unique(KernelContext& ctx, const Params& p) {
   int axis = -1;
   if (p.axis) {
     require(r >= 1, "an axis needs input of rank >= 1, got a scalar");
-    require(*p.axis >= -r && *p.axis < r, "axis " + std::to_string(*p.axis) +
-                                              " is out of range for input of rank " +
-                                              std::to_string(r));
+    require(*p.axis >= -r && *p.axis < r, [&] {
+      return "axis " + std::to_string(*p.axis) + " is out of range for input of rank " +
+             std::to_string(r);
+    });
     axis = static_cast<int>(*p.axis < 0 ? *p.axis + r : *p.axis);
   }
   // Keys as (rows, len): the axis brought to the front, or every element its own row.

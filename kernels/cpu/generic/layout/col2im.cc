@@ -28,48 +28,62 @@ Geometry geometry(const Dims& in, const std::vector<int64_t>& image,
                   const std::optional<std::vector<int64_t>>& pads) {
   const size_t n = image.size();
   require(n >= 1, "image_shape (input 1) is empty");
-  require(block.size() == n, "image_shape (input 1) has " + std::to_string(n) +
-                                 " entries but block_shape (input 2) has " +
-                                 std::to_string(block.size()));
+  require(block.size() == n, [&] {
+    return "image_shape (input 1) has " + std::to_string(n) +
+           " entries but block_shape (input 2) has " + std::to_string(block.size());
+  });
   Geometry g;
   g.image = image;
   g.block = block;
   g.dil = attr_or(dil, n, 1);
   g.stride = attr_or(strides, n, 1);
   const std::vector<int64_t> p = attr_or(pads, 2 * n, 0);
-  require(g.dil.size() == n && g.stride.size() == n,
-          "attributes 'dilations' and 'strides' need " + std::to_string(n) + " entries");
-  require(p.size() == 2 * n, "attribute 'pads' needs " + std::to_string(2 * n) + " entries");
+  require(g.dil.size() == n && g.stride.size() == n, [&] {
+    return "attributes 'dilations' and 'strides' need " + std::to_string(n) + " entries";
+  });
+  require(p.size() == 2 * n,
+          [&] { return "attribute 'pads' needs " + std::to_string(2 * n) + " entries"; });
   for (size_t k = 0; k < n; ++k) {
-    require(image[k] >= 0,
-            "image_shape (input 1) has the negative entry " + std::to_string(image[k]));
-    require(block[k] >= 1,
-            "block_shape (input 2) entries must be positive, got " + std::to_string(block[k]));
+    require(image[k] >= 0, [&] {
+      return "image_shape (input 1) has the negative entry " + std::to_string(image[k]);
+    });
+    require(block[k] >= 1, [&] {
+      return "block_shape (input 2) entries must be positive, got " + std::to_string(block[k]);
+    });
     require(g.dil[k] >= 1 && g.stride[k] >= 1 && p[k] >= 0 && p[k + n] >= 0,
             "dilations and strides must be positive and pads non-negative");
     using I = __int128;  // int64 terms: neither the sums nor the product overflow here
     const I span = I{g.dil[k]} * (block[k] - 1) + 1;
     const I room = I{image[k]} + p[k] + p[k + n] - span;
-    require(room >= 0, "block dim " + std::to_string(k) + " (" + std::to_string(block[k]) +
-                           " with dilation " + std::to_string(g.dil[k]) +
-                           ") does not fit image_shape " + std::to_string(image[k]) +
-                           " with its pads");
+    require(room >= 0, [&] {
+      return "block dim " + std::to_string(k) + " (" + std::to_string(block[k]) +
+             " with dilation " + std::to_string(g.dil[k]) + ") does not fit image_shape " +
+             std::to_string(image[k]) + " with its pads";
+    });
     const I count = room / g.stride[k] + 1;
-    require(count <= in[2], "the blocks along dim " + std::to_string(k) +
-                                " outnumber the input's " + std::to_string(in[2]) + " columns");
+    require(count <= in[2], [&] {
+      return "the blocks along dim " + std::to_string(k) + " outnumber the input's " +
+             std::to_string(in[2]) + " columns";
+    });
     g.cols.push_back(static_cast<int64_t>(count));
     g.pad_begin.push_back(p[k]);
     require(!__builtin_mul_overflow(g.block_size, block[k], &g.block_size),
             "block_shape (input 2) overflows");
     require(!__builtin_mul_overflow(g.col_size, g.cols.back(), &g.col_size) && g.col_size <= in[2],
-            "the number of blocks is more than the input's dim 2 (" + std::to_string(in[2]) + ")");
+            [&] {
+              return "the number of blocks is more than the input's dim 2 (" +
+                     std::to_string(in[2]) + ")";
+            });
   }
-  require(g.col_size == in[2], "the input has " + std::to_string(in[2]) +
-                                   " blocks (dim 2) but image_shape, block_shape, dilations, " +
-                                   "pads and strides give " + std::to_string(g.col_size));
-  require(in[1] % g.block_size == 0,
-          "input 0 dim 1 (" + std::to_string(in[1]) +
-              ") is not a multiple of prod(block_shape) = " + std::to_string(g.block_size));
+  require(g.col_size == in[2], [&] {
+    return "the input has " + std::to_string(in[2]) +
+           " blocks (dim 2) but image_shape, block_shape, dilations, " + "pads and strides give " +
+           std::to_string(g.col_size);
+  });
+  require(in[1] % g.block_size == 0, [&] {
+    return "input 0 dim 1 (" + std::to_string(in[1]) +
+           ") is not a multiple of prod(block_shape) = " + std::to_string(g.block_size);
+  });
   return g;
 }
 
@@ -124,8 +138,10 @@ void col2im(KernelContext& ctx, const std::optional<std::vector<int64_t>>& dil,
             const std::optional<std::vector<int64_t>>& strides,
             const std::optional<std::vector<int64_t>>& pads) {
   const TensorRef& x = ctx.input(0);
-  require(x.desc.rank() == 3, "input 0 must be 3-D (N, C * prod(block_shape), L), got " +
-                                  layout_dims_text(x.desc.shape));
+  require(x.desc.rank() == 3, [&] {
+    return "input 0 must be 3-D (N, C * prod(block_shape), L), got " +
+           layout_dims_text(x.desc.shape);
+  });
   const Geometry g = geometry(x.desc.shape, read_ints(ctx.input(1), "image_shape (input 1)"),
                               read_ints(ctx.input(2), "block_shape (input 2)"), dil, strides, pads);
   Dims shape{x.desc.shape[0], x.desc.shape[1] / g.block_size};

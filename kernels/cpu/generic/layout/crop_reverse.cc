@@ -25,17 +25,19 @@ TensorDesc reversed_prefix(const TensorDesc& d, int axis, int64_t len) {
 void reverse_sequence(KernelContext& ctx, int batch_axis, int time_axis) {
   const TensorRef& x = ctx.input(0);
   const int r = x.desc.rank();
-  require(r >= 2, "input 0 must have rank >= 2, got " + std::to_string(r));
+  require(r >= 2, [&] { return "input 0 must have rank >= 2, got " + std::to_string(r); });
   const std::vector<int64_t> lens = read_ints(ctx.input(1), "sequence_lens (input 1)");
   const int64_t batch = x.desc.shape[batch_axis], steps = x.desc.shape[time_axis];
-  require(static_cast<int64_t>(lens.size()) == batch,
-          "sequence_lens (input 1) has " + std::to_string(lens.size()) +
-              " entries but the batch dim (axis " + std::to_string(batch_axis) + ") has length " +
-              std::to_string(batch));
+  require(static_cast<int64_t>(lens.size()) == batch, [&] {
+    return "sequence_lens (input 1) has " + std::to_string(lens.size()) +
+           " entries but the batch dim (axis " + std::to_string(batch_axis) + ") has length " +
+           std::to_string(batch);
+  });
   for (size_t b = 0; b < lens.size(); ++b)
-    require(lens[b] >= 0 && lens[b] <= steps,
-            "sequence_lens[" + std::to_string(b) + "] is " + std::to_string(lens[b]) +
-                ", outside [0, " + std::to_string(steps) + "] (the time dim's length)");
+    require(lens[b] >= 0 && lens[b] <= steps, [&] {
+      return "sequence_lens[" + std::to_string(b) + "] is " + std::to_string(lens[b]) +
+             ", outside [0, " + std::to_string(steps) + "] (the time dim's length)";
+    });
   const TensorRef& out = ctx.output(0, x.desc.shape);
   if (element_count(x.desc) == 0) return;
   assign(dst_of(out), src_of(x));
@@ -56,22 +58,29 @@ Dims crop_pad_shape(const Dims& in, const std::vector<int64_t>& want,
   if (axes_attr) {
     std::vector<bool> seen(r, false);
     for (int64_t a : *axes_attr) {
-      require(a >= -r && a < r, "attribute 'axes' entry " + std::to_string(a) +
-                                    " is out of range for rank " + std::to_string(r));
+      require(a >= -r && a < r, [&] {
+        return "attribute 'axes' entry " + std::to_string(a) + " is out of range for rank " +
+               std::to_string(r);
+      });
       const int k = static_cast<int>(a < 0 ? a + r : a);
-      require(!seen[k], "attribute 'axes' names axis " + std::to_string(k) + " twice");
+      require(!seen[k],
+              [&] { return "attribute 'axes' names axis " + std::to_string(k) + " twice"; });
       seen[k] = true;
       axes.push_back(k);
     }
   } else {
     for (int k = 0; k < r; ++k) axes.push_back(k);
   }
-  require(want.size() == axes.size(), "shape (input 1) has " + std::to_string(want.size()) +
-                                          " entries for " + std::to_string(axes.size()) + " axes");
+  require(want.size() == axes.size(), [&] {
+    return "shape (input 1) has " + std::to_string(want.size()) + " entries for " +
+           std::to_string(axes.size()) + " axes";
+  });
   Dims out = in;
   for (size_t i = 0; i < axes.size(); ++i) {
-    require(want[i] >= 0, "shape (input 1) entry " + std::to_string(i) + " is negative (" +
-                              std::to_string(want[i]) + ")");
+    require(want[i] >= 0, [&] {
+      return "shape (input 1) entry " + std::to_string(i) + " is negative (" +
+             std::to_string(want[i]) + ")";
+    });
     out[axes[i]] = want[i];
   }
   return out;

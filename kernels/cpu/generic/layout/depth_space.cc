@@ -43,16 +43,18 @@ void rearrange(KernelContext& ctx, const Dims& split, const std::vector<int64_t>
 }
 
 void check_nchw(const TensorDesc& d) {
-  require(d.rank() == 4, "input 0 must be 4-D (N, C, H, W), got " + layout_dims_text(d.shape));
+  require(d.rank() == 4,
+          [&] { return "input 0 must be 4-D (N, C, H, W), got " + layout_dims_text(d.shape); });
 }
 
 void depth_to_space(KernelContext& ctx, int64_t b, bool crd) {
   const TensorDesc& d = ctx.input(0).desc;
   check_nchw(d);
   const int64_t n = d.shape[0], c = d.shape[1], h = d.shape[2], w = d.shape[3];
-  require(c % (b * b) == 0,
-          "input 0 has " + std::to_string(c) +
-              " channels, not a multiple of blocksize^2 = " + std::to_string(b * b));
+  require(c % (b * b) == 0, [&] {
+    return "input 0 has " + std::to_string(c) +
+           " channels, not a multiple of blocksize^2 = " + std::to_string(b * b);
+  });
   const int64_t oc = c / (b * b);
   Dims out{n, oc, h, w};
   require(h <= INT64_MAX / b && w <= INT64_MAX / b, "the output's spatial dims overflow");
@@ -68,8 +70,10 @@ void space_to_depth(KernelContext& ctx, int64_t b) {
   const TensorDesc& d = ctx.input(0).desc;
   check_nchw(d);
   const int64_t n = d.shape[0], c = d.shape[1], h = d.shape[2], w = d.shape[3];
-  require(h % b == 0 && w % b == 0, "input 0's spatial dims " + layout_dims_text({h, w}) +
-                                        " are not multiples of blocksize " + std::to_string(b));
+  require(h % b == 0 && w % b == 0, [&] {
+    return "input 0's spatial dims " + layout_dims_text({h, w}) +
+           " are not multiples of blocksize " + std::to_string(b);
+  });
   require(c <= INT64_MAX / (b * b), "the output's channel count overflows");
   rearrange(ctx, {n, c, h / b, b, w / b, b}, {0, 3, 5, 1, 2, 4}, {n, c * b * b, h / b, w / b});
 }

@@ -38,10 +38,12 @@ double lu_det(double* a, int64_t m) {
 void det(KernelContext& ctx) {
   const TensorRef& x = ctx.input(0);
   const int r = x.desc.rank();
-  require(r >= 2, "input 0 must have rank >= 2 ([*, M, M]), got " + layout_dims_text(x.desc.shape));
+  require(r >= 2, [&] {
+    return "input 0 must have rank >= 2 ([*, M, M]), got " + layout_dims_text(x.desc.shape);
+  });
   const int64_t m = x.desc.shape[r - 1];
   require(x.desc.shape[r - 2] == m,
-          "input 0's matrices are not square: " + layout_dims_text(x.desc.shape));
+          [&] { return "input 0's matrices are not square: " + layout_dims_text(x.desc.shape); });
   const Dims batch(x.desc.shape.begin(), x.desc.shape.end() - 2);
   const TensorRef& out = ctx.output(0, batch);
   const int64_t count = element_count(batch);

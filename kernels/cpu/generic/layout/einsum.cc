@@ -69,13 +69,16 @@ Equation parse(const std::string& raw) {
     e.out = parse_term(eq, rhs);
     for (size_t i = 0; i < e.out.size(); ++i) {
       if (e.out[i] == kEllipsis) continue;
-      require(std::count(e.out.begin(), e.out.end(), e.out[i]) == 1,
-              "equation '" + eq + "': output label '" + std::string(1, char(e.out[i])) +
-                  "' appears twice");
+      require(std::count(e.out.begin(), e.out.end(), e.out[i]) == 1, [&] {
+        return "equation '" + eq + "': output label '" + std::string(1, char(e.out[i])) +
+               "' appears twice";
+      });
       bool used = false;
       for (const auto& t : e.terms) used = used || std::count(t.begin(), t.end(), e.out[i]) > 0;
-      require(used, "equation '" + eq + "': output label '" + std::string(1, char(e.out[i])) +
-                        "' is in no input term");
+      require(used, [&] {
+        return "equation '" + eq + "': output label '" + std::string(1, char(e.out[i])) +
+               "' is in no input term";
+      });
     }
   }
   return e;
@@ -201,9 +204,10 @@ std::string label_text(int l) {
 
 void einsum(KernelContext& ctx, const Equation& eq) {
   const int n = static_cast<int>(eq.terms.size());
-  require(ctx.num_inputs() == n, "the equation has " + std::to_string(n) +
-                                     " input terms but the node has " +
-                                     std::to_string(ctx.num_inputs()) + " inputs");
+  require(ctx.num_inputs() == n, [&] {
+    return "the equation has " + std::to_string(n) + " input terms but the node has " +
+           std::to_string(ctx.num_inputs()) + " inputs";
+  });
   // The ellipsis dims of each input, right-aligned against the longest.
   std::vector<int> ell(n, 0);
   int max_ell = 0;
@@ -212,12 +216,16 @@ void einsum(KernelContext& ctx, const Equation& eq) {
     const int named = static_cast<int>(t.size()) - (has(t, kEllipsis) ? 1 : 0);
     const int r = ctx.input(i).desc.rank();
     if (has(t, kEllipsis)) {
-      require(r >= named, "input " + std::to_string(i) + " has rank " + std::to_string(r) +
-                              " but its term names " + std::to_string(named) + " dims");
+      require(r >= named, [&] {
+        return "input " + std::to_string(i) + " has rank " + std::to_string(r) +
+               " but its term names " + std::to_string(named) + " dims";
+      });
       ell[i] = r - named;
     } else {
-      require(r == named, "input " + std::to_string(i) + " has rank " + std::to_string(r) +
-                              " but its term names " + std::to_string(named) + " dims");
+      require(r == named, [&] {
+        return "input " + std::to_string(i) + " has rank " + std::to_string(r) +
+               " but its term names " + std::to_string(named) + " dims";
+      });
     }
     max_ell = std::max(max_ell, ell[i]);
   }
@@ -241,9 +249,10 @@ void einsum(KernelContext& ctx, const Equation& eq) {
       if (it == len.end() || it->second == 1) {
         len[l] = s[d];
       } else {
-        require(s[d] == it->second || s[d] == 1,
-                label_text(l) + " marks dims of lengths " + std::to_string(it->second) + " and " +
-                    std::to_string(s[d]) + " (input " + std::to_string(i) + ")");
+        require(s[d] == it->second || s[d] == 1, [&] {
+          return label_text(l) + " marks dims of lengths " + std::to_string(it->second) + " and " +
+                 std::to_string(s[d]) + " (input " + std::to_string(i) + ")";
+        });
       }
     }
   }
@@ -266,9 +275,11 @@ void einsum(KernelContext& ctx, const Equation& eq) {
   for (int l : out) out_shape.push_back(len.at(l));
   const DType t = ctx.input(0).desc.dtype;
   for (int i = 1; i < n; ++i)
-    require(ctx.input(i).desc.dtype == t, "input " + std::to_string(i) + " is " +
-                                              std::string(dtype_name(ctx.input(i).desc.dtype)) +
-                                              " but input 0 is " + std::string(dtype_name(t)));
+    require(ctx.input(i).desc.dtype == t, [&] {
+      return "input " + std::to_string(i) + " is " +
+             std::string(dtype_name(ctx.input(i).desc.dtype)) + " but input 0 is " +
+             std::string(dtype_name(t));
+    });
   const DType acc =
       is_integer(t) ? (is_signed(t) ? DType::kInt64 : DType::kUInt64) : DType::kDouble;
   // Each input as a view with distinct labels, its length-1 dims stretched.
@@ -285,10 +296,11 @@ void einsum(KernelContext& ctx, const Equation& eq) {
       const auto at = std::find(p.labels.begin(), p.labels.end(), l);
       if (at != p.labels.end()) {
         const size_t k = at - p.labels.begin();
-        require(p.desc.shape[k] == d.shape[dim], label_text(l) + " is repeated in input " +
-                                                     std::to_string(i) + " over dims of lengths " +
-                                                     std::to_string(p.desc.shape[k]) + " and " +
-                                                     std::to_string(d.shape[dim]));
+        require(p.desc.shape[k] == d.shape[dim], [&] {
+          return label_text(l) + " is repeated in input " + std::to_string(i) +
+                 " over dims of lengths " + std::to_string(p.desc.shape[k]) + " and " +
+                 std::to_string(d.shape[dim]);
+        });
         p.desc.strides[k] += d.strides[dim];
         continue;
       }

@@ -26,11 +26,12 @@ std::pair<int64_t, int64_t> kept_columns(bool upper, int64_t i, int64_t k, int64
 void trilu(KernelContext& ctx, bool upper, const IntsInput& k_input) {
   const TensorRef& x = ctx.input(0);
   const int r = x.desc.rank();
-  require(r >= 2, "input 0 must have rank >= 2, got " + std::to_string(r));
+  require(r >= 2, [&] { return "input 0 must have rank >= 2, got " + std::to_string(r); });
   int64_t k = 0;
   if (k_input.present()) {
     const std::vector<int64_t> kv = k_input.read(ctx, "k (input 1)");
-    require(kv.size() == 1, "k (input 1) must hold one value, got " + std::to_string(kv.size()));
+    require(kv.size() == 1,
+            [&] { return "k (input 1) must hold one value, got " + std::to_string(kv.size()); });
     k = kv[0];
   }
   const TensorRef& out = ctx.output(0, x.desc.shape);
@@ -50,7 +51,8 @@ void trilu(KernelContext& ctx, bool upper, const IntsInput& k_input) {
 
 void eye_like(KernelContext& ctx, int64_t k) {
   const TensorRef& x = ctx.input(0);
-  require(x.desc.rank() == 2, "input 0 must be 2-D, got rank " + std::to_string(x.desc.rank()));
+  require(x.desc.rank() == 2,
+          [&] { return "input 0 must be 2-D, got rank " + std::to_string(x.desc.rank()); });
   const TensorRef& out = ctx.output(0, x.desc.shape);
   const int64_t rows = x.desc.shape[0], cols = x.desc.shape[1];
   if (rows == 0 || cols == 0) return;

@@ -79,7 +79,9 @@ void arg_extrema(KernelContext& ctx, const Params& p) {
   const TensorRef& y = ctx.output(0, out_shape);
   const AxisSplit s = ordering::split_at(x.desc.shape, axis);
   if (s.outer * s.inner == 0) return;
-  require(s.n > 0, "axis " + std::to_string(axis) + " is empty: there is no element to choose");
+  require(s.n > 0, [&] {
+    return "axis " + std::to_string(axis) + " is empty: there is no element to choose";
+  });
   std::vector<std::byte> xs, ys;
   const T* xp = static_cast<const T*>(stage_input(x, {}, ordering::dtype_of<T>(), xs));
   auto* yp = static_cast<int64_t*>(stage_output(y, {}, DType::kInt64, ys));

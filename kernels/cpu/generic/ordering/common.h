@@ -115,9 +115,10 @@ inline AxisSplit split_at(const Dims& shape, int axis) {
 
 // `axis` in [-rank, rank) made non-negative; a kInvalidArgument naming `what` otherwise.
 inline int checked_axis(int64_t axis, int rank, std::string_view what) {
-  require(axis >= -rank && axis < rank, std::string(what) + " " + std::to_string(axis) +
-                                            " is out of range for an input of rank " +
-                                            std::to_string(rank));
+  require(axis >= -rank && axis < rank, [&] {
+    return std::string(what) + " " + std::to_string(axis) +
+           " is out of range for an input of rank " + std::to_string(rank);
+  });
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 

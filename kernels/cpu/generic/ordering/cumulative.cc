@@ -33,8 +33,9 @@ void cumulative(KernelContext& ctx, const Params& p, const IntsInput& axis_in) {
   const int rank = x.desc.rank();
   require(rank >= 1, "the input must have rank >= 1, got a scalar");
   const std::vector<int64_t> axis_v = axis_in.read(ctx, "the axis (input 1)");
-  require(axis_v.size() == 1,
-          "the axis (input 1) must hold one value, got " + std::to_string(axis_v.size()));
+  require(axis_v.size() == 1, [&] {
+    return "the axis (input 1) must hold one value, got " + std::to_string(axis_v.size());
+  });
   const int axis = ordering::checked_axis(axis_v[0], rank, "the axis (input 1)");
   const TensorRef& y = ctx.output(0, x.desc.shape);
   const AxisSplit s = ordering::split_at(x.desc.shape, axis);

@@ -69,7 +69,8 @@ Key<T> order_key(T v, Key<T> flip) {
 int64_t read_k(KernelContext& ctx, const Params& p) {
   if (p.k_attr) return *p.k_attr;
   const std::vector<int64_t> k = p.k_in.read(ctx, "K (input 1)");
-  require(k.size() == 1, "K (input 1) must hold one value, got " + std::to_string(k.size()));
+  require(k.size() == 1,
+          [&] { return "K (input 1) must hold one value, got " + std::to_string(k.size()); });
   return k[0];
 }
 
@@ -81,8 +82,10 @@ void top_k(KernelContext& ctx, const Params& p) {
   const int axis = ordering::checked_axis(p.axis, rank, "axis");
   const int64_t k = read_k(ctx, p);
   const int64_t n = x.desc.shape[axis];
-  require(k >= 0 && k <= n, "K is " + std::to_string(k) + ", must be in [0, " + std::to_string(n) +
-                                "] (the length of axis " + std::to_string(axis) + ")");
+  require(k >= 0 && k <= n, [&] {
+    return "K is " + std::to_string(k) + ", must be in [0, " + std::to_string(n) +
+           "] (the length of axis " + std::to_string(axis) + ")";
+  });
   Dims out_shape = x.desc.shape;
   out_shape[axis] = k;
   const TensorRef& values = ctx.output(0, out_shape);

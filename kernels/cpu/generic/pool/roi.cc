@@ -29,9 +29,10 @@ void roi_pool(const T* x, const TensorDesc& xd, const TensorRef& rois, T* y,
   const int64_t num_rois = rois.desc.shape[0];
   for (int64_t r = 0; r < num_rois; ++r) {
     const double b = at2(rois, r, 0);
-    require(b >= 0 && b < static_cast<double>(batch) && b == std::floor(b),
-            "RoI " + std::to_string(r) + " names batch " + std::to_string(b) + " of " +
-                std::to_string(batch));
+    require(b >= 0 && b < static_cast<double>(batch) && b == std::floor(b), [&] {
+      return "RoI " + std::to_string(r) + " names batch " + std::to_string(b) + " of " +
+             std::to_string(batch);
+    });
     const int64_t n = static_cast<int64_t>(b);
     // Scaled corners rounded half away from zero, as std::round does.
     const int64_t x1 = static_cast<int64_t>(std::round(at2(rois, r, 1) * scale));
@@ -87,7 +88,7 @@ std::unique_ptr<Kernel> create_max_roi_pool(const Graph&, const Node& n) {
     const TensorRef& rois = ctx.input(1);
     require(x.desc.rank() == 4, "X must be (N, C, H, W)");
     require(rois.desc.rank() == 2 && rois.desc.shape[1] == 5,
-            "rois must be (num_rois, 5), got " + to_string(rois.desc));
+            [&] { return "rois must be (num_rois, 5), got " + to_string(rois.desc); });
     const Dims shape = {rois.desc.shape[0], x.desc.shape[1], pooled[0], pooled[1]};
     TensorRef& y = ctx.output(0, shape);
     if (element_count(shape) == 0) return;

@@ -38,13 +38,16 @@ void for_each_offset(const Dims& shape, const std::vector<int64_t>& strides, int
 // The shape MaxPool read, from X's and the attributes.
 Dims unpooled_shape(const Dims& x, const PoolAttrs& a) {
   const int s = a.spatial();
-  require(static_cast<int>(x.size()) == s + 2, "X has rank " + std::to_string(x.size()) +
-                                                   " but kernel_shape has " + std::to_string(s) +
-                                                   " values");
+  require(static_cast<int>(x.size()) == s + 2, [&] {
+    return "X has rank " + std::to_string(x.size()) + " but kernel_shape has " + std::to_string(s) +
+           " values";
+  });
   Dims out = {x[0], x[1]};
   for (int d = 0; d < s; ++d) {
     const int64_t len = (x[d + 2] - 1) * a.strides[d] - a.pads[d] - a.pads[d + s] + a.kernel[d];
-    require(len >= 0, "the pads exceed the unpooled length of spatial dim " + std::to_string(d));
+    require(len >= 0, [&] {
+      return "the pads exceed the unpooled length of spatial dim " + std::to_string(d);
+    });
     out.push_back(len);
   }
   return out;
@@ -78,19 +81,22 @@ std::unique_ptr<Kernel> create_max_unpool(const Graph&, const Node& n) {
   return make_node_kernel(n, [attrs](KernelContext& ctx) {
     const TensorRef& x = ctx.input(0);
     const TensorRef& ind = ctx.input(1);
-    require(ind.desc.shape == x.desc.shape,
-            "I's shape " + to_string(ind.desc) + " differs from X's " + to_string(x.desc));
+    require(ind.desc.shape == x.desc.shape, [&] {
+      return "I's shape " + to_string(ind.desc) + " differs from X's " + to_string(x.desc);
+    });
     const Dims inner = unpooled_shape(x.desc.shape, attrs);
     Dims shape = inner;
     if (ctx.num_inputs() > 2 && ctx.input(2).present()) {
       shape = read_ints(ctx.input(2), "output_shape");
-      require(shape.size() == inner.size(), "output_shape has " + std::to_string(shape.size()) +
-                                                " entries, X's rank is " +
-                                                std::to_string(inner.size()));
+      require(shape.size() == inner.size(), [&] {
+        return "output_shape has " + std::to_string(shape.size()) + " entries, X's rank is " +
+               std::to_string(inner.size());
+      });
       for (size_t d = 0; d < shape.size(); ++d)
-        require(shape[d] >= inner[d], "output_shape " + dims_text(shape) +
-                                          " is smaller than the unpooled " + dims_text(inner) +
-                                          " the indices count in");
+        require(shape[d] >= inner[d], [&] {
+          return "output_shape " + dims_text(shape) + " is smaller than the unpooled " +
+                 dims_text(inner) + " the indices count in";
+        });
       check_output_size(x.desc.dtype, shape, "output_shape");
     }
     TensorRef& y = ctx.output(0, shape);

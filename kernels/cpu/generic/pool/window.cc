@@ -54,9 +54,10 @@ Reason pool_attrs_reason(const Node& n) {
 
 PoolGeometry pool_geometry(const std::string& op, const PoolAttrs& a, const Dims& x) {
   const int s = a.spatial();
-  require(static_cast<int>(x.size()) == s + 2, op + ": X has rank " + std::to_string(x.size()) +
-                                                   " but kernel_shape has " + std::to_string(s) +
-                                                   " values");
+  require(static_cast<int>(x.size()) == s + 2, [&] {
+    return op + ": X has rank " + std::to_string(x.size()) + " but kernel_shape has " +
+           std::to_string(s) + " values";
+  });
   PoolGeometry g;
   g.in.assign(x.begin() + 2, x.end());
   g.kernel = a.kernel;
@@ -78,9 +79,11 @@ PoolGeometry pool_geometry(const std::string& op, const PoolAttrs& a, const Dims
     g.pad_begin[i] = a.pads[i];
     g.pad_end[i] = a.pads[i + s];
     const int64_t span = in + g.pad_begin[i] + g.pad_end[i] - eff;
-    require(span >= 0, op + ": the window of spatial dim " + std::to_string(i) + " (extent " +
-                           std::to_string(eff) + ") is larger than the padded input length " +
-                           std::to_string(in + g.pad_begin[i] + g.pad_end[i]));
+    require(span >= 0, [&] {
+      return op + ": the window of spatial dim " + std::to_string(i) + " (extent " +
+             std::to_string(eff) + ") is larger than the padded input length " +
+             std::to_string(in + g.pad_begin[i] + g.pad_end[i]);
+    });
     if (a.ceil_mode && a.auto_pad == PoolPad::kNotSet) {
       g.out[i] = ceil_div(span, st) + 1;
       // A last window that would start in the end padding is dropped.
@@ -93,8 +96,9 @@ PoolGeometry pool_geometry(const std::string& op, const PoolAttrs& a, const Dims
 }
 
 PoolGeometry global_geometry(const std::string& op, const Dims& x) {
-  require(x.size() >= 2,
-          op + ": X has rank " + std::to_string(x.size()) + "; it must be (N, C, D1, ...)");
+  require(x.size() >= 2, [&] {
+    return op + ": X has rank " + std::to_string(x.size()) + "; it must be (N, C, D1, ...)";
+  });
   PoolGeometry g;
   g.in.assign(x.begin() + 2, x.end());
   g.kernel = g.in;

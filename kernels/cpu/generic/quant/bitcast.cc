@@ -39,9 +39,10 @@ void bitcast(KernelContext& ctx) {
   const TensorRef& x = ctx.input(0);
   const TensorRef& out = ctx.output(0, x.desc.shape);
   const DType from = x.desc.dtype, to = out.desc.dtype;
-  require(castable(from) && castable(to) && dtype_bits(from) == dtype_bits(to),
-          "input 0 is " + std::string(dtype_name(from)) + " and the output " +
-              std::string(dtype_name(to)) + "; a bit cast needs two numeric types of one width");
+  require(castable(from) && castable(to) && dtype_bits(from) == dtype_bits(to), [&] {
+    return "input 0 is " + std::string(dtype_name(from)) + " and the output " +
+           std::string(dtype_name(to)) + "; a bit cast needs two numeric types of one width";
+  });
   if (element_count(x.desc) == 0) return;
   TensorDesc src = x.desc, dst = out.desc;
   src.dtype = dst.dtype = bits_dtype(dtype_bits(from));

@@ -69,9 +69,10 @@ Reason conv_attrs_reason(const Node& n) {
 std::vector<int64_t> per_dim(const std::vector<int64_t>& v, size_t s, int64_t dflt,
                              const char* name) {
   if (v.empty()) return std::vector<int64_t>(s, dflt);
-  require(v.size() == s, std::string("attribute '") + name + "' has " + std::to_string(v.size()) +
-                             " values but the input has " +
-                             std::to_string(s / (dflt == 0 ? 2 : 1)) + " spatial dims");
+  require(v.size() == s, [&] {
+    return std::string("attribute '") + name + "' has " + std::to_string(v.size()) +
+           " values but the input has " + std::to_string(s / (dflt == 0 ? 2 : 1)) + " spatial dims";
+  });
   return v;
 }
 
@@ -82,10 +83,14 @@ struct ConvShape {
 };
 
 ConvShape conv_shape(const ConvAttrs& a, const Dims& x, const Dims& w) {
-  require(x.size() >= 3, "input 0 (x) has shape " + shape_text(x) +
-                             "; it must be (N, C, D1, ...) with at least one spatial dim");
-  require(w.size() == x.size(), "the weights have shape " + shape_text(w) + " but x has " +
-                                    shape_text(x) + "; their ranks must be equal");
+  require(x.size() >= 3, [&] {
+    return "input 0 (x) has shape " + shape_text(x) +
+           "; it must be (N, C, D1, ...) with at least one spatial dim";
+  });
+  require(w.size() == x.size(), [&] {
+    return "the weights have shape " + shape_text(w) + " but x has " + shape_text(x) +
+           "; their ranks must be equal";
+  });
   const size_t s = x.size() - 2;
   ConvShape c;
   c.N = x[0];
@@ -93,18 +98,20 @@ ConvShape conv_shape(const ConvAttrs& a, const Dims& x, const Dims& w) {
   c.M = w[0];
   c.Cg = w[1];
   c.group = a.group;
-  require(__int128{c.Cg} * c.group == c.C && c.M % c.group == 0,
-          "x has " + std::to_string(c.C) + " channels and the weights " + shape_text(w) + " in " +
-              std::to_string(c.group) + " groups; channels must be group * w's dim 1 and w's " +
-              "dim 0 a multiple of group");
+  require(__int128{c.Cg} * c.group == c.C && c.M % c.group == 0, [&] {
+    return "x has " + std::to_string(c.C) + " channels and the weights " + shape_text(w) + " in " +
+           std::to_string(c.group) + " groups; channels must be group * w's dim 1 and w's " +
+           "dim 0 a multiple of group";
+  });
   c.Mg = c.M / c.group;
   PoolAttrs wa = a.window;
   wa.kernel.assign(w.begin() + 2, w.end());
   for (int64_t k : wa.kernel) require(k >= 1, "the weights have an empty spatial dim");
   if (!a.kernel_shape.empty())
-    require(a.kernel_shape == wa.kernel,
-            "attribute 'kernel_shape' disagrees with the weights' spatial dims " +
-                shape_text(wa.kernel));
+    require(a.kernel_shape == wa.kernel, [&] {
+      return "attribute 'kernel_shape' disagrees with the weights' spatial dims " +
+             shape_text(wa.kernel);
+    });
   wa.strides = per_dim(wa.strides, s, 1, "strides");
   wa.dilations = per_dim(wa.dilations, s, 1, "dilations");
   wa.pads = wa.auto_pad == PoolPad::kNotSet ? per_dim(wa.pads, 2 * s, 0, "pads")
@@ -187,9 +194,10 @@ const TensorRef* optional_input(const KernelContext& ctx, int i) {
 std::vector<int32_t> shifted_x(const TensorRef& x, const TensorRef* z, const std::string& zn) {
   std::vector<int32_t> v = dense_int32(x);
   if (!z) return v;
-  require(element_count(z->desc) == 1,
-          zn + " has shape " + shape_text(z->desc.shape) + "; it must be one value");
-  require(z->desc.dtype == x.desc.dtype, zn + " differs from x's dtype");
+  require(element_count(z->desc) == 1, [&] {
+    return zn + " has shape " + shape_text(z->desc.shape) + "; it must be one value";
+  });
+  require(z->desc.dtype == x.desc.dtype, [&] { return zn + " differs from x's dtype"; });
   const int32_t zp = dense_int32(*z)[0];
   for (int32_t& e : v) e -= zp;
   return v;
@@ -200,10 +208,11 @@ std::vector<int32_t> shifted_w(const TensorRef& w, const TensorRef* z, const std
   std::vector<int32_t> v = dense_int32(w);
   if (!z) return v;
   const int64_t M = w.desc.shape[0], n = element_count(z->desc);
-  require(n == 1 || (z->desc.rank() == 1 && n == M),
-          zn + " has shape " + shape_text(z->desc.shape) + "; it must be one value or 1-D of " +
-              std::to_string(M) + " (one per output channel)");
-  require(z->desc.dtype == w.desc.dtype, zn + " differs from w's dtype");
+  require(n == 1 || (z->desc.rank() == 1 && n == M), [&] {
+    return zn + " has shape " + shape_text(z->desc.shape) + "; it must be one value or 1-D of " +
+           std::to_string(M) + " (one per output channel)";
+  });
+  require(z->desc.dtype == w.desc.dtype, [&] { return zn + " differs from w's dtype"; });
   const std::vector<int32_t> zp = dense_int32(*z);
   const int64_t per = M == 0 ? 0 : static_cast<int64_t>(v.size()) / M;
   for (size_t i = 0; i < v.size(); ++i) v[i] -= zp[n == 1 ? 0 : static_cast<int64_t>(i) / per];
@@ -230,8 +239,9 @@ void conv_integer(KernelContext& ctx, const ConvAttrs& a) {
 
 // One value of a parameter that must hold exactly one.
 double one_value(const TensorRef& t, const std::string& what) {
-  require(element_count(t.desc) == 1,
-          what + " has shape " + shape_text(t.desc.shape) + "; it must be one value");
+  require(element_count(t.desc) == 1, [&] {
+    return what + " has shape " + shape_text(t.desc.shape) + "; it must be one value";
+  });
   return dense_double(t)[0];
 }
 
@@ -244,23 +254,25 @@ void qlinear_conv(KernelContext& ctx, const ConvAttrs& a) {
   const double yz = zy ? one_value(*zy, "input 7 (y_zero_point)") : 0.0;
   const TensorRef& wst = ctx.input(4);
   const int64_t nws = element_count(wst.desc);
-  require(nws == 1 || (wst.desc.rank() == 1 && nws == c.M),
-          "input 4 (w_scale) has shape " + shape_text(wst.desc.shape) +
-              "; it must be one value or 1-D of " + std::to_string(c.M) +
-              " (one per output channel)");
+  require(nws == 1 || (wst.desc.rank() == 1 && nws == c.M), [&] {
+    return "input 4 (w_scale) has shape " + shape_text(wst.desc.shape) +
+           "; it must be one value or 1-D of " + std::to_string(c.M) + " (one per output channel)";
+  });
   const std::vector<double> ws = dense_double(wst);
   const TensorRef* bias = optional_input(ctx, 8);
   std::vector<int32_t> bv;
   if (bias) {
-    require(bias->desc.rank() == 1 && bias->desc.shape[0] == c.M,
-            "input 8 (B) has shape " + shape_text(bias->desc.shape) + "; it must be 1-D of " +
-                std::to_string(c.M));
+    require(bias->desc.rank() == 1 && bias->desc.shape[0] == c.M, [&] {
+      return "input 8 (B) has shape " + shape_text(bias->desc.shape) + "; it must be 1-D of " +
+             std::to_string(c.M);
+    });
     bv = dense_int32(*bias);
   }
   const TensorRef& out = ctx.output(0, c.out_shape);
   const DType t = out.desc.dtype;
-  require(t == DType::kInt8 || t == DType::kUInt8,
-          "the output is " + std::string(dtype_name(t)) + "; it must be int8 or uint8");
+  require(t == DType::kInt8 || t == DType::kUInt8, [&] {
+    return "the output is " + std::string(dtype_name(t)) + "; it must be int8 or uint8";
+  });
   if (element_count(c.out_shape) == 0) return;
   const std::vector<int32_t> acc =
       accumulate(c, shifted_x(x, optional_input(ctx, 2), "input 2 (x_zero_point)"),

@@ -15,8 +15,9 @@ namespace {
 
 void dynamic_quantize(KernelContext& ctx, bool want_scale, bool want_zp) {
   const TensorRef& x = ctx.input(0);
-  require(x.desc.dtype == DType::kFloat,
-          "input 0 (x) is " + std::string(dtype_name(x.desc.dtype)) + "; it must be float");
+  require(x.desc.dtype == DType::kFloat, [&] {
+    return "input 0 (x) is " + std::string(dtype_name(x.desc.dtype)) + "; it must be float";
+  });
   const std::vector<double> xv = dense_double(x);
   // The range, always including 0; a NaN in x makes the scale NaN as in numpy's max and min.
   float lo = 0, hi = 0;

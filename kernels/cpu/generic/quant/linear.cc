@@ -78,15 +78,16 @@ ParamMap param_map(const Dims& x, const Dims& scale, const Dims* zp, int64_t axi
   ParamMap m;
   if (sc == 1) return m;  // per tensor, whatever the rank of the one element
   const std::string sdesc = "input 1 (" + sname + ") has shape " + dims_text(scale);
-  require(!x.empty(), sdesc + " but input 0 is a scalar; a scalar takes one scale");
+  require(!x.empty(), [&] { return sdesc + " but input 0 is a scalar; a scalar takes one scale"; });
   const int axis = normalize_axis(axis_attr, static_cast<int>(x.size()));
   for (size_t d = axis + 1; d < x.size(); ++d) m.inner *= x[d];
   m.len = x[axis];
   if (block <= 0) {
-    require(scale.size() == 1 && scale[0] == x[axis],
-            sdesc + " but input 0 has shape " + dims_text(x) + "; per-axis parameters are 1-D " +
-                "of input 0's length along axis " + std::to_string(axis) +
-                (block < 0 ? "" : " (or set block_size for blocked quantization)"));
+    require(scale.size() == 1 && scale[0] == x[axis], [&] {
+      return sdesc + " but input 0 has shape " + dims_text(x) + "; per-axis parameters are 1-D " +
+             "of input 0's length along axis " + std::to_string(axis) +
+             (block < 0 ? "" : " (or set block_size for blocked quantization)");
+    });
     m.mode = ParamMap::Mode::kAxis;
     return m;
   }
@@ -94,9 +95,11 @@ ParamMap param_map(const Dims& x, const Dims& scale, const Dims* zp, int64_t axi
   for (size_t d = 0; ok && d < x.size(); ++d)
     ok = static_cast<int>(d) == axis ? scale[d] == x[d] / block + (x[d] % block != 0)
                                      : scale[d] == x[d];
-  require(ok, sdesc + " but input 0 has shape " + dims_text(x) + "; with block_size " +
-                  std::to_string(block) + " along axis " + std::to_string(axis) +
-                  " it must be input 0's shape with that axis divided into blocks");
+  require(ok, [&] {
+    return sdesc + " but input 0 has shape " + dims_text(x) + "; with block_size " +
+           std::to_string(block) + " along axis " + std::to_string(axis) +
+           " it must be input 0's shape with that axis divided into blocks";
+  });
   m.mode = ParamMap::Mode::kBlocked;
   m.block = block;
   m.plen = scale[axis];
@@ -267,11 +270,13 @@ void quantize(KernelContext& ctx, const LinearAttrs& a) {
                                  a.block, "y_scale", "y_zero_point");
   const TensorRef& out = ctx.output(0, x.desc.shape);
   const DType t = out.desc.dtype;
-  require(is_quantized(t),
-          "output dtype " + std::string(dtype_name(t)) + " is not a quantized type");
-  require(!z || z->desc.dtype == t, "input 2 (y_zero_point) is " +
-                                        std::string(dtype_name(z ? z->desc.dtype : t)) +
-                                        " but the output is " + std::string(dtype_name(t)));
+  require(is_quantized(t), [&] {
+    return "output dtype " + std::string(dtype_name(t)) + " is not a quantized type";
+  });
+  require(!z || z->desc.dtype == t, [&] {
+    return "input 2 (y_zero_point) is " + std::string(dtype_name(z ? z->desc.dtype : t)) +
+           " but the output is " + std::string(dtype_name(t));
+  });
   const int64_t count = element_count(x.desc);
   if (count == 0) return;
   const std::vector<double> xv = dense_double(x), sv = dense_double(s);
@@ -303,11 +308,13 @@ void dequantize(KernelContext& ctx, const LinearAttrs& a) {
   const TensorRef& s = ctx.input(1);
   const bool has_zp = ctx.num_inputs() > 2 && ctx.input(2).present();
   const TensorRef* z = has_zp ? &ctx.input(2) : nullptr;
-  require(is_quantized(x.desc.dtype) || x.desc.dtype == DType::kInt32,
-          "input 0 (x) is " + std::string(dtype_name(x.desc.dtype)) + ", not a quantized type");
-  require(!z || z->desc.dtype == x.desc.dtype,
-          "input 2 (x_zero_point) is " + std::string(dtype_name(z ? z->desc.dtype : DType{})) +
-              " but input 0 (x) is " + std::string(dtype_name(x.desc.dtype)));
+  require(is_quantized(x.desc.dtype) || x.desc.dtype == DType::kInt32, [&] {
+    return "input 0 (x) is " + std::string(dtype_name(x.desc.dtype)) + ", not a quantized type";
+  });
+  require(!z || z->desc.dtype == x.desc.dtype, [&] {
+    return "input 2 (x_zero_point) is " + std::string(dtype_name(z ? z->desc.dtype : DType{})) +
+           " but input 0 (x) is " + std::string(dtype_name(x.desc.dtype));
+  });
   const ParamMap map = param_map(x.desc.shape, s.desc.shape, z ? &z->desc.shape : nullptr, a.axis,
                                  a.block, "x_scale", "x_zero_point");
   const TensorRef& out = ctx.output(0, x.desc.shape);

@@ -53,16 +53,18 @@ std::vector<int64_t> batch_offsets(const Dims& shape, const Dims& batch) {
 
 Product plan(const TensorDesc& ra, const TensorDesc& rb, const std::string& an,
              const std::string& bn) {
-  require(ra.rank() >= 1 && rb.rank() >= 1, an + " and " + bn + " must have rank 1 or more");
+  require(ra.rank() >= 1 && rb.rank() >= 1,
+          [&] { return an + " and " + bn + " must have rank 1 or more"; });
   Product p;
   p.a = ra.rank() == 1 ? unsqueeze(ra, std::vector<int64_t>{0}) : ra;
   p.b = rb.rank() == 1 ? unsqueeze(rb, std::vector<int64_t>{1}) : rb;
   p.M = p.a.shape[p.a.rank() - 2];
   p.K = p.a.shape[p.a.rank() - 1];
   p.N = p.b.shape[p.b.rank() - 1];
-  require(p.b.shape[p.b.rank() - 2] == p.K, an + " has shape " + shape_text(ra.shape) + " but " +
-                                                bn + " has " + shape_text(rb.shape) +
-                                                "; the contracted lengths differ");
+  require(p.b.shape[p.b.rank() - 2] == p.K, [&] {
+    return an + " has shape " + shape_text(ra.shape) + " but " + bn + " has " +
+           shape_text(rb.shape) + "; the contracted lengths differ";
+  });
   p.batch = broadcast_shapes(Dims(p.a.shape.begin(), p.a.shape.end() - 2),
                              Dims(p.b.shape.begin(), p.b.shape.end() - 2));
   p.out_shape = p.batch;
@@ -146,9 +148,10 @@ void matmul_integer(KernelContext& ctx) {
 std::vector<double> per_index(const TensorRef& t, int64_t len, const std::string& what,
                               const char* along) {
   const int64_t n = element_count(t.desc);
-  require(n == 1 || (t.desc.rank() == 1 && n == len),
-          what + " has shape " + shape_text(t.desc.shape) + "; it must be one value or 1-D of " +
-              std::to_string(len) + " (one per " + along + ")");
+  require(n == 1 || (t.desc.rank() == 1 && n == len), [&] {
+    return what + " has shape " + shape_text(t.desc.shape) + "; it must be one value or 1-D of " +
+           std::to_string(len) + " (one per " + along + ")";
+  });
   return dense_double(t);
 }
 

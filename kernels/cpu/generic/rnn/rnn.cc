@@ -176,7 +176,7 @@ void run_recurrent(const std::string& op, const Spec& s, const Packed<T>* packed
   const TensorRef& w = ctx.input(1);
   const TensorRef& r = ctx.input(2);
   require(x.desc.rank() == 3 && w.desc.rank() == 3 && r.desc.rank() == 3,
-          op + ": X, W and R must have rank 3");
+          [&] { return op + ": X, W and R must have rank 3"; });
   const int64_t S = x.desc.shape[s.layout == 0 ? 0 : 1], Bn = x.desc.shape[s.layout == 0 ? 1 : 0];
   const int64_t I = x.desc.shape[2], H = r.desc.shape[2], D = s.dirs, G = s.gates * H;
   if (s.hidden >= 0 && s.hidden != H)

@@ -24,7 +24,7 @@ std::vector<double> staged(const TensorRef& t) {
 }
 
 void check_length(int64_t n, const std::string& what) {
-  require(n >= 1, what + " is " + std::to_string(n) + " but must be positive");
+  require(n >= 1, [&] { return what + " is " + std::to_string(n) + " but must be positive"; });
   if (n > kMaxDftLength)
     fail(ErrorCode::kResourceExhausted, what + " is " + std::to_string(n) +
                                             ", above the limit of " +
@@ -35,7 +35,8 @@ void check_length(int64_t n, const std::string& what) {
 int64_t scalar_or(const KernelContext& ctx, int i, int64_t dflt, const std::string& what) {
   if (i >= ctx.num_inputs() || !ctx.input(i).present() || ctx.input(i).data == nullptr) return dflt;
   const std::vector<int64_t> v = read_ints(ctx.input(i), what);
-  require(v.size() == 1, what + " must hold one value, got " + std::to_string(v.size()));
+  require(v.size() == 1,
+          [&] { return what + " must hold one value, got " + std::to_string(v.size()); });
   return v[0];
 }
 
@@ -47,17 +48,22 @@ struct DftAttrs {
 void dft(KernelContext& ctx, const DftAttrs& at) {
   const TensorRef& x = ctx.input(0);
   const int r = x.desc.rank();
-  require(r >= 2,
-          "input 0 must have a signal dim and a last dim of 1 or 2, got rank " + std::to_string(r));
+  require(r >= 2, [&] {
+    return "input 0 must have a signal dim and a last dim of 1 or 2, got rank " + std::to_string(r);
+  });
   const int64_t ch = x.desc.shape[r - 1];
-  require(ch == 1 || ch == 2,
-          "input 0's last dim is " + std::to_string(ch) + "; it must be 1 (real) or 2 (complex)");
+  require(ch == 1 || ch == 2, [&] {
+    return "input 0's last dim is " + std::to_string(ch) + "; it must be 1 (real) or 2 (complex)";
+  });
   int64_t axis = at.axis_input ? scalar_or(ctx, 2, -2, "axis (input 2)") : at.axis;
-  require(axis >= -r && axis < r,
-          "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+  require(axis >= -r && axis < r, [&] {
+    return "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r);
+  });
   if (axis < 0) axis += r;
-  require(axis != r - 1, "axis " + std::to_string(axis) +
-                             " is the last dim, which holds the real and imaginary parts");
+  require(axis != r - 1, [&] {
+    return "axis " + std::to_string(axis) +
+           " is the last dim, which holds the real and imaginary parts";
+  });
   const int a = static_cast<int>(axis);
   const int64_t len = x.desc.shape[a];
   const bool irfft = at.inverse && at.onesided;
@@ -105,25 +111,35 @@ void dft(KernelContext& ctx, const DftAttrs& at) {
 
 void stft(KernelContext& ctx, bool onesided) {
   const TensorRef& x = ctx.input(0);
-  require(x.desc.rank() == 3, "signal (input 0) must be [batch, length, 1 or 2], got rank " +
-                                  std::to_string(x.desc.rank()));
+  require(x.desc.rank() == 3, [&] {
+    return "signal (input 0) must be [batch, length, 1 or 2], got rank " +
+           std::to_string(x.desc.rank());
+  });
   const int64_t batch = x.desc.shape[0], len = x.desc.shape[1], ch = x.desc.shape[2];
-  require(ch == 1 || ch == 2, "signal (input 0)'s last dim is " + std::to_string(ch) +
-                                  "; it must be 1 (real) or 2 (complex)");
+  require(ch == 1 || ch == 2, [&] {
+    return "signal (input 0)'s last dim is " + std::to_string(ch) +
+           "; it must be 1 (real) or 2 (complex)";
+  });
   const int64_t step = scalar_or(ctx, 1, 0, "frame_step (input 1)");
-  require(step >= 1, "frame_step (input 1) is " + std::to_string(step) + " but must be positive");
+  require(step >= 1, [&] {
+    return "frame_step (input 1) is " + std::to_string(step) + " but must be positive";
+  });
   const bool has_window = ctx.num_inputs() > 2 && ctx.input(2).present();
   if (has_window)
-    require(ctx.input(2).desc.rank() == 1,
-            "window (input 2) must be 1-D, got rank " + std::to_string(ctx.input(2).desc.rank()));
+    require(ctx.input(2).desc.rank() == 1, [&] {
+      return "window (input 2) must be 1-D, got rank " + std::to_string(ctx.input(2).desc.rank());
+    });
   const int64_t wlen = has_window ? ctx.input(2).desc.shape[0] : len;
   const int64_t fl = scalar_or(ctx, 3, wlen, "frame_length (input 3)");
   check_length(fl, "the frame length");
-  require(!has_window || fl == wlen, "frame_length (input 3) is " + std::to_string(fl) +
-                                         " but the window has " + std::to_string(wlen) +
-                                         " entries");
-  require(len >= fl, "the signal has " + std::to_string(len) +
-                         " samples, fewer than one frame of " + std::to_string(fl));
+  require(!has_window || fl == wlen, [&] {
+    return "frame_length (input 3) is " + std::to_string(fl) + " but the window has " +
+           std::to_string(wlen) + " entries";
+  });
+  require(len >= fl, [&] {
+    return "the signal has " + std::to_string(len) + " samples, fewer than one frame of " +
+           std::to_string(fl);
+  });
   const int64_t frames = 1 + (len - fl) / step, bins = onesided ? fl / 2 + 1 : fl;
   const Dims shape{batch, frames, bins, 2};
   check_output_size(DType::kDouble, shape, "the output");

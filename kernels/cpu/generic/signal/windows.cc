@@ -25,16 +25,18 @@ Cosines cosines_of(const std::string& op) {
 }
 
 int64_t scalar_int(const KernelContext& ctx, int i, const std::string& what) {
-  require(i < ctx.num_inputs() && ctx.input(i).present(), what + " is missing");
+  require(i < ctx.num_inputs() && ctx.input(i).present(), [&] { return what + " is missing"; });
   const std::vector<int64_t> v = read_ints(ctx.input(i), what);
-  require(v.size() == 1, what + " must hold one value, got " + std::to_string(v.size()));
+  require(v.size() == 1,
+          [&] { return what + " must hold one value, got " + std::to_string(v.size()); });
   return v[0];
 }
 
 double scalar_float(const KernelContext& ctx, int i, const std::string& what) {
   const TensorRef& t = ctx.input(i);
-  require(element_count(t.desc) == 1,
-          what + " must hold one value, got " + std::to_string(element_count(t.desc)));
+  require(element_count(t.desc) == 1, [&] {
+    return what + " must hold one value, got " + std::to_string(element_count(t.desc));
+  });
   double v = 0;
   assign(Operand{row_major(DType::kDouble, Dims(t.desc.rank(), 1)), &v}, src_of(t));
   return v;
@@ -42,7 +44,8 @@ double scalar_float(const KernelContext& ctx, int i, const std::string& what) {
 
 void window(KernelContext& ctx, Cosines c, bool periodic, DType dtype) {
   const int64_t size = scalar_int(ctx, 0, "size (input 0)");
-  require(size >= 0, "size (input 0) is " + std::to_string(size) + ", a negative length");
+  require(size >= 0,
+          [&] { return "size (input 0) is " + std::to_string(size) + ", a negative length"; });
   check_output_size(dtype, {size}, "the window");
   const TensorRef& out = ctx.output(0, {size});
   if (size == 0) return;
@@ -65,16 +68,21 @@ void mel_weight_matrix(KernelContext& ctx) {
   const int64_t rate = scalar_int(ctx, 2, "sample_rate (input 2)");
   const double lo = scalar_float(ctx, 3, "lower_edge_hertz (input 3)");
   const double hi = scalar_float(ctx, 4, "upper_edge_hertz (input 4)");
-  require(bins >= 1, "num_mel_bins (input 0) must be positive, got " + std::to_string(bins));
-  require(n >= 1, "dft_length (input 1) must be positive, got " + std::to_string(n));
-  require(rate >= 1, "sample_rate (input 2) must be positive, got " + std::to_string(rate));
-  require(std::isfinite(lo) && std::isfinite(hi),
-          "the edges must be finite, got " + std::to_string(lo) + " and " + std::to_string(hi));
+  require(bins >= 1,
+          [&] { return "num_mel_bins (input 0) must be positive, got " + std::to_string(bins); });
+  require(n >= 1,
+          [&] { return "dft_length (input 1) must be positive, got " + std::to_string(n); });
+  require(rate >= 1,
+          [&] { return "sample_rate (input 2) must be positive, got " + std::to_string(rate); });
+  require(std::isfinite(lo) && std::isfinite(hi), [&] {
+    return "the edges must be finite, got " + std::to_string(lo) + " and " + std::to_string(hi);
+  });
   const int64_t spec = n / 2 + 1;
   const Dims shape{spec, bins};
   check_output_size(DType::kDouble, shape, "the output");
-  require(bins < kMaxDftLength,
-          "num_mel_bins (input 0) is above the limit of " + std::to_string(kMaxDftLength));
+  require(bins < kMaxDftLength, [&] {
+    return "num_mel_bins (input 0) is above the limit of " + std::to_string(kMaxDftLength);
+  });
   const TensorRef& out = ctx.output(0, shape);
   const double lo_mel = 2595 * std::log10(1 + lo / 700), hi_mel = 2595 * std::log10(1 + hi / 700);
   const double step = (hi_mel - lo_mel) / static_cast<double>(bins + 2);
@@ -82,10 +90,11 @@ void mel_weight_matrix(KernelContext& ctx) {
   for (int64_t i = 0; i < bins + 2; ++i) {
     const double hz = 700 * (std::pow(10.0, (static_cast<double>(i) * step + lo_mel) / 2595) - 1);
     const double bin = std::floor(static_cast<double>(n + 1) * hz / static_cast<double>(rate));
-    require(bin >= 0 && bin < static_cast<double>(spec),
-            "mel point " + std::to_string(i) + " (" + std::to_string(hz) +
-                " Hz) falls outside the " + std::to_string(spec) +
-                " DFT bins; upper_edge_hertz must be at most sample_rate / 2");
+    require(bin >= 0 && bin < static_cast<double>(spec), [&] {
+      return "mel point " + std::to_string(i) + " (" + std::to_string(hz) +
+             " Hz) falls outside the " + std::to_string(spec) +
+             " DFT bins; upper_edge_hertz must be at most sample_rate / 2";
+    });
     point[i] = static_cast<int64_t>(bin);
   }
   std::vector<double> w(static_cast<size_t>(spec * bins), 0.0);

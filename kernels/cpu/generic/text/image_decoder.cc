@@ -138,7 +138,8 @@ std::unique_ptr<Kernel> create_image_decoder(const Graph&, const Node& n) {
   const std::string format = attr_string(n, "pixel_format", "RGB");
   return make_node_kernel(n, [format](KernelContext& ctx) {
     const TensorRef& x = ctx.input(0);
-    require(x.desc.rank() == 1, "input 0 must be 1-D bytes, got " + to_string(x.desc));
+    require(x.desc.rank() == 1,
+            [&] { return "input 0 must be 1-D bytes, got " + to_string(x.desc); });
     std::vector<uint8_t> bytes(static_cast<size_t>(element_count(x.desc)));
     if (!bytes.empty())
       assign(Operand{row_major(DType::kUInt8, x.desc.shape), bytes.data()}, src_of(x));

@@ -86,9 +86,10 @@ std::shared_ptr<Encoder> build(const Node& n) {
     auto k = column(n, "keys_");
     auto v = column(n, "values_");
     require(k && v, "needs one 'keys_*' and one 'values_*' attribute");
-    require(k->size() == v->size(), "the keys have " + std::to_string(k->size()) +
-                                        " entries but the values have " +
-                                        std::to_string(v->size()));
+    require(k->size() == v->size(), [&] {
+      return "the keys have " + std::to_string(k->size()) + " entries but the values have " +
+             std::to_string(v->size());
+    });
     e->keys = std::move(*k);
     e->values = std::move(*v);
   }
@@ -158,9 +159,10 @@ std::unique_ptr<Kernel> create_label_encoder(const Graph&, const Node& n) {
     std::vector<std::optional<size_t>> hit(count);
     Column probe;
     probe.dtype = e->keys.dtype;
-    require((x.desc.dtype == DType::kString) == (e->keys.dtype == DType::kString),
-            "input 0 is " + std::string(dtype_name(x.desc.dtype)) + " but the keys are " +
-                std::string(dtype_name(e->keys.dtype)));
+    require((x.desc.dtype == DType::kString) == (e->keys.dtype == DType::kString), [&] {
+      return "input 0 is " + std::string(dtype_name(x.desc.dtype)) + " but the keys are " +
+             std::string(dtype_name(e->keys.dtype));
+    });
     if (x.desc.dtype == DType::kString) {
       for (std::string_view s : read_strings(x)) probe.s.emplace_back(s);
     } else if (is_integer(e->keys.dtype)) {

@@ -31,7 +31,7 @@ std::vector<std::string_view> read_strings(const TensorRef& t) {
 
 std::vector<std::string_view> read_strings_as(const TensorRef& t, const Dims& shape) {
   require(t.desc.dtype == DType::kString,
-          "expected a string tensor, got " + std::string(dtype_name(t.desc.dtype)));
+          [&] { return "expected a string tensor, got " + std::string(dtype_name(t.desc.dtype)); });
   std::vector<StringElem> e(static_cast<size_t>(element_count(shape)));
   if (!e.empty()) assign(Operand{row_major(DType::kString, shape), e.data()}, src_of(t));
   return views_of(e);
@@ -41,9 +41,10 @@ namespace {
 template <typename S>
 void write_any(const TensorRef& dst, std::span<const S> values) {
   require(dst.desc.dtype == DType::kString, "write_strings: the destination is not string");
-  require(static_cast<int64_t>(values.size()) == element_count(dst.desc),
-          "write_strings: " + std::to_string(values.size()) + " strings for " +
-              std::to_string(element_count(dst.desc)) + " elements");
+  require(static_cast<int64_t>(values.size()) == element_count(dst.desc), [&] {
+    return "write_strings: " + std::to_string(values.size()) + " strings for " +
+           std::to_string(element_count(dst.desc)) + " elements";
+  });
   if (values.empty()) return;
   StringArena& arena = current_string_arena();
   std::vector<StringElem> e;

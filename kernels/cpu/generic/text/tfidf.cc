@@ -42,7 +42,7 @@ std::shared_ptr<Vectorizer> build(const Node& n) {
           "attribute 'max_skip_count' must be 0 to 2^20");
   const std::string mode = attr_string(n, "mode", "");
   require(mode == "TF" || mode == "IDF" || mode == "TFIDF",
-          "attribute 'mode' must be TF, IDF or TFIDF, got '" + mode + "'");
+          [&] { return "attribute 'mode' must be TF, IDF or TFIDF, got '" + mode + "'"; });
   v->mode = mode == "TF" ? Weighting::kTf : mode == "IDF" ? Weighting::kIdf : Weighting::kTfIdf;
   const Attribute* counts = n.attr("ngram_counts");
   const Attribute* indexes = n.attr("ngram_indexes");
@@ -59,12 +59,13 @@ std::shared_ptr<Vectorizer> build(const Node& n) {
   if (const Attribute* w = n.attr("weights")) v->weights = w->floats;
   for (int64_t i : indexes->ints) {
     require(i >= 0 && i < (int64_t{1} << 32),
-            "ngram_indexes entry " + std::to_string(i) + " is out of range");
+            [&] { return "ngram_indexes entry " + std::to_string(i) + " is out of range"; });
     v->out_size = std::max(v->out_size, i + 1);
   }
-  require(v->weights.empty() || static_cast<int64_t>(v->weights.size()) >= v->out_size,
-          "attribute 'weights' has " + std::to_string(v->weights.size()) +
-              " entries for an output of " + std::to_string(v->out_size));
+  require(v->weights.empty() || static_cast<int64_t>(v->weights.size()) >= v->out_size, [&] {
+    return "attribute 'weights' has " + std::to_string(v->weights.size()) +
+           " entries for an output of " + std::to_string(v->out_size);
+  });
   const std::vector<int64_t>& c = counts->ints;
   const auto total = static_cast<int64_t>(pool.size());
   int64_t id = 0;  // the n-gram's position in pool order, over every length
@@ -73,11 +74,12 @@ std::shared_ptr<Vectorizer> build(const Node& n) {
     const int64_t start = c[k], end = k + 1 < c.size() ? c[k + 1] : total;
     require(start >= 0 && start <= end && end <= total,
             "attribute 'ngram_counts' must be non-decreasing starts within the pool");
-    require((end - start) % size == 0, "the pool's " + std::to_string(size) + "-grams take " +
-                                           std::to_string(end - start) +
-                                           " items, not a multiple "
-                                           "of " +
-                                           std::to_string(size));
+    require((end - start) % size == 0, [&] {
+      return "the pool's " + std::to_string(size) + "-grams take " + std::to_string(end - start) +
+             " items, not a multiple "
+             "of " +
+             std::to_string(size);
+    });
     for (int64_t g = start; g < end; g += size, ++id) {
       if (size < v->min_gram || size > v->max_gram) continue;
       require(id < static_cast<int64_t>(indexes->ints.size()),
@@ -130,7 +132,8 @@ std::unique_ptr<Kernel> create_tfidf_vectorizer(const Graph&, const Node& n) {
   return make_node_kernel(n, [v](KernelContext& ctx) {
     const TensorRef& x = ctx.input(0);
     const int rank = x.desc.rank();
-    require(rank == 1 || rank == 2, "input 0 must be [C] or [N, C], got " + to_string(x.desc));
+    require(rank == 1 || rank == 2,
+            [&] { return "input 0 must be [C] or [N, C], got " + to_string(x.desc); });
     const int64_t rows = rank == 2 ? x.desc.shape[0] : 1;
     const int64_t cols = x.desc.shape.back();
     const Dims shape = rank == 2 ? Dims{rows, v->out_size} : Dims{v->out_size};

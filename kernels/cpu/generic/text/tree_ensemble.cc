@@ -59,22 +59,26 @@ std::shared_ptr<Ensemble> build(const Node& n) {
   e->targets = attr_int(n, "n_targets", 1);
   e->aggregate = static_cast<int>(attr_int(n, "aggregate_function", 1));
   e->post = static_cast<int>(attr_int(n, "post_transform", 0));
-  require(e->targets >= 1 && e->targets <= (int64_t{1} << 24),
-          "attribute 'n_targets' must be 1 to 2^24, got " + std::to_string(e->targets));
+  require(e->targets >= 1 && e->targets <= (int64_t{1} << 24), [&] {
+    return "attribute 'n_targets' must be 1 to 2^24, got " + std::to_string(e->targets);
+  });
   require(e->aggregate >= 0 && e->aggregate <= 3, "attribute 'aggregate_function' must be 0 to 3");
   require(e->post >= 0 && e->post <= 4, "attribute 'post_transform' must be 0 to 4");
   for (size_t s : {e->true_id.size(), e->false_id.size(), e->true_leaf.size(), e->false_leaf.size(),
                    e->mode.size(), e->split.size()})
-    require(s == nodes, "the nodes_* attributes must all have " + std::to_string(nodes) +
-                            " entries (one per node)");
+    require(s == nodes, [&] {
+      return "the nodes_* attributes must all have " + std::to_string(nodes) +
+             " entries (one per node)";
+    });
   const size_t leaves = e->leaf_target.size();
   require(e->leaf_weight.size() == leaves,
           "attribute 'leaf_weights' must have one entry per "
           "'leaf_targetids' entry");
   for (size_t k = 0; k < leaves; ++k)
-    require(e->leaf_target[k] >= 0 && e->leaf_target[k] < e->targets,
-            "leaf " + std::to_string(k) + " has target " + std::to_string(e->leaf_target[k]) +
-                ", out of range for n_targets " + std::to_string(e->targets));
+    require(e->leaf_target[k] >= 0 && e->leaf_target[k] < e->targets, [&] {
+      return "leaf " + std::to_string(k) + " has target " + std::to_string(e->leaf_target[k]) +
+             ", out of range for n_targets " + std::to_string(e->targets);
+    });
   const std::vector<int64_t> miss = ints_of(n, "nodes_missing_value_tracks_true");
   e->missing_true.assign(nodes, 0);
   for (size_t k = 0; k < nodes && k < miss.size(); ++k) e->missing_true[k] = miss[k] != 0;
@@ -83,27 +87,32 @@ std::shared_ptr<Ensemble> build(const Node& n) {
   e->members.resize(nodes);
   size_t at = 0;
   for (size_t k = 0; k < nodes; ++k) {
-    require(e->mode[k] >= kLeq && e->mode[k] <= kMember,
-            "node " + std::to_string(k) + " has mode " + std::to_string(e->mode[k]));
-    require(e->feature[k] >= 0, "node " + std::to_string(k) + " has a negative feature id");
+    require(e->mode[k] >= kLeq && e->mode[k] <= kMember, [&] {
+      return "node " + std::to_string(k) + " has mode " + std::to_string(e->mode[k]);
+    });
+    require(e->feature[k] >= 0,
+            [&] { return "node " + std::to_string(k) + " has a negative feature id"; });
     auto check = [&](int64_t id, bool leaf, const char* which) {
       const size_t limit = leaf ? leaves : nodes;
-      require(id >= 0 && static_cast<size_t>(id) < limit,
-              "node " + std::to_string(k) + "'s " + which + " id " + std::to_string(id) +
-                  " is out of range (" + std::to_string(limit) + (leaf ? " leaves)" : " nodes)"));
+      require(id >= 0 && static_cast<size_t>(id) < limit, [&] {
+        return "node " + std::to_string(k) + "'s " + which + " id " + std::to_string(id) +
+               " is out of range (" + std::to_string(limit) + (leaf ? " leaves)" : " nodes)");
+      });
     };
     check(e->true_id[k], e->true_leaf[k] != 0, "true");
     check(e->false_id[k], e->false_leaf[k] != 0, "false");
     if (e->mode[k] != kMember) continue;
-    require(at < mv.size(),
-            "attribute 'membership_values' has no set for node " + std::to_string(k));
+    require(at < mv.size(), [&] {
+      return "attribute 'membership_values' has no set for node " + std::to_string(k);
+    });
     while (at < mv.size() && !std::isnan(mv[at])) e->members[k].push_back(mv[at++]);
     ++at;  // the NaN that ends the set
   }
   for (int64_t r : e->roots) {
-    require(r >= 0 && static_cast<size_t>(r) < nodes, "tree root " + std::to_string(r) +
-                                                          " is out of range (" +
-                                                          std::to_string(nodes) + " nodes)");
+    require(r >= 0 && static_cast<size_t>(r) < nodes, [&] {
+      return "tree root " + std::to_string(r) + " is out of range (" + std::to_string(nodes) +
+             " nodes)";
+    });
     // A root whose both branches are the same leaf is a single-leaf tree (the reference
     // evaluator's reading).
     e->root_is_leaf.push_back(e->true_leaf[r] && e->false_leaf[r] &&
@@ -212,7 +221,7 @@ std::unique_ptr<Kernel> create_tree_ensemble(const Graph&, const Node& n) {
   std::shared_ptr<const Ensemble> e = build(n);
   return make_node_kernel(n, [e](KernelContext& ctx) {
     const TensorRef& x = ctx.input(0);
-    require(x.desc.rank() == 2, "X must be [N, F], got " + to_string(x.desc));
+    require(x.desc.rank() == 2, [&] { return "X must be [N, F], got " + to_string(x.desc); });
     const int64_t rows = x.desc.shape[0], features = x.desc.shape[1];
     const Dims shape{rows, e->targets};
     check_output_size(x.desc.dtype, shape, "the output");

@@ -84,15 +84,18 @@ void loss_run(KernelContext& ctx, const LossSpec& s) {
   const TensorRef& x = ctx.input(0);
   const TensorRef& target = ctx.input(1);
   const Dims& xs = x.desc.shape;
-  require(xs.size() >= 2, in_text(s.softmax, 0) + " has shape " + training_dims_text(xs) +
-                              "; it must be (N, C) or (N, C, d1, ...)");
+  require(xs.size() >= 2, [&] {
+    return in_text(s.softmax, 0) + " has shape " + training_dims_text(xs) +
+           "; it must be (N, C) or (N, C, d1, ...)";
+  });
   const int64_t N = xs[0], C = xs[1];
   Dims ts = {N};
   ts.insert(ts.end(), xs.begin() + 2, xs.end());
-  require(target.desc.shape == ts, in_text(s.softmax, 1) + " has shape " +
-                                       training_dims_text(target.desc.shape) + " but " +
-                                       in_text(s.softmax, 0) + " of shape " +
-                                       training_dims_text(xs) + " needs " + training_dims_text(ts));
+  require(target.desc.shape == ts, [&] {
+    return in_text(s.softmax, 1) + " has shape " + training_dims_text(target.desc.shape) + " but " +
+           in_text(s.softmax, 0) + " of shape " + training_dims_text(xs) + " needs " +
+           training_dims_text(ts);
+  });
   const int64_t D = element_count(Dims(xs.begin() + 2, xs.end()));
   const int64_t count = N * D;
 
@@ -101,9 +104,10 @@ void loss_run(KernelContext& ctx, const LossSpec& s) {
   const T* wp = nullptr;
   if (s.weighted) {
     const TensorRef& w = ctx.input(2);
-    require(w.desc.shape == Dims{C}, in_text(s.softmax, 2) + " has shape " +
-                                         training_dims_text(w.desc.shape) + "; it must be (" +
-                                         std::to_string(C) + "), one weight per class");
+    require(w.desc.shape == Dims{C}, [&] {
+      return in_text(s.softmax, 2) + " has shape " + training_dims_text(w.desc.shape) +
+             "; it must be (" + std::to_string(C) + "), one weight per class";
+    });
     wp = static_cast<const T*>(stage_input(w, {}, compute, wscratch));
   }
   std::vector<int64_t> tgt(static_cast<size_t>(count));

@@ -91,8 +91,9 @@ void update(const OptSpec& s, const Rates& k, const Step& st) {
 }
 
 double read_scalar(const TensorRef& t, const std::string& what) {
-  require(element_count(t.desc) == 1,
-          what + " must hold one value, not shape " + training_dims_text(t.desc.shape));
+  require(element_count(t.desc) == 1, [&] {
+    return what + " must hold one value, not shape " + training_dims_text(t.desc.shape);
+  });
   double v = 0;
   assign(Operand{row_major(DType::kDouble, t.desc.shape), &v}, src_of(t));
   return v;
@@ -102,7 +103,8 @@ void optimizer_run(KernelContext& ctx, const OptSpec& s) {
   const int tensors = (ctx.num_inputs() - 2) / s.groups;
   const double r = read_scalar(ctx.input(0), "input 0 (R)");
   const std::vector<int64_t> t = read_ints(ctx.input(1), "input 1 (T)");
-  require(t.size() == 1, "input 1 (T) must hold one value, not " + std::to_string(t.size()));
+  require(t.size() == 1,
+          [&] { return "input 1 (T) must hold one value, not " + std::to_string(t.size()); });
   const Rates k = rates_of(s, r, t[0]);
   for (int j = 0; j < tensors; ++j) {
     const TensorRef& x = ctx.input(2 + j);
@@ -113,10 +115,11 @@ void optimizer_run(KernelContext& ctx, const OptSpec& s) {
     for (int b = 0; b < s.groups; ++b) {
       const int i = 2 + b * tensors + j;
       const TensorRef& in = ctx.input(i);
-      require(in.desc.shape == shape,
-              "input " + std::to_string(i) + " has shape " + training_dims_text(in.desc.shape) +
-                  " but the tensor it belongs to (input " + std::to_string(2 + j) + ") has shape " +
-                  training_dims_text(shape));
+      require(in.desc.shape == shape, [&] {
+        return "input " + std::to_string(i) + " has shape " + training_dims_text(in.desc.shape) +
+               " but the tensor it belongs to (input " + std::to_string(2 + j) + ") has shape " +
+               training_dims_text(shape);
+      });
       st.in.push_back(static_cast<const double*>(stage_input(in, {}, DType::kDouble, ins[b])));
     }
     std::vector<std::vector<std::byte>> outs(s.out_blocks.size());

@@ -52,16 +52,19 @@ void transform(const T* theta, T* y, int64_t batch, const Dims& spatial, bool al
 void affine_grid(KernelContext& ctx, const IntsInput& size_input, bool align) {
   const TensorRef& theta = ctx.input(0);
   const std::vector<int64_t> size = size_input.read(ctx, "size");
-  require(size.size() == 4 || size.size() == 5,
-          "size must be (N, C, H, W) or (N, C, D, H, W), it has " + std::to_string(size.size()) +
-              " entries");
+  require(size.size() == 4 || size.size() == 5, [&] {
+    return "size must be (N, C, H, W) or (N, C, D, H, W), it has " + std::to_string(size.size()) +
+           " entries";
+  });
   const int r = static_cast<int>(size.size()) - 2;
-  require(theta.desc.rank() == 3 && theta.desc.shape[1] == r && theta.desc.shape[2] == r + 1,
-          "theta must be (N, " + std::to_string(r) + ", " + std::to_string(r + 1) + ") for a " +
-              std::to_string(r) + "-D size, it is " + to_string(theta.desc));
-  require(size[0] == theta.desc.shape[0], "size's N is " + std::to_string(size[0]) +
-                                              " but theta's batch size is " +
-                                              std::to_string(theta.desc.shape[0]));
+  require(theta.desc.rank() == 3 && theta.desc.shape[1] == r && theta.desc.shape[2] == r + 1, [&] {
+    return "theta must be (N, " + std::to_string(r) + ", " + std::to_string(r + 1) + ") for a " +
+           std::to_string(r) + "-D size, it is " + to_string(theta.desc);
+  });
+  require(size[0] == theta.desc.shape[0], [&] {
+    return "size's N is " + std::to_string(size[0]) + " but theta's batch size is " +
+           std::to_string(theta.desc.shape[0]);
+  });
   const Dims spatial(size.begin() + 2, size.end());
   Dims shape = {size[0]};
   shape.insert(shape.end(), spatial.begin(), spatial.end());

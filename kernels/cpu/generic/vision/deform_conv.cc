@@ -44,17 +44,21 @@ struct Geometry {
 };
 
 void expect_shape(const TensorRef& t, const Dims& want, const char* what) {
-  require(t.desc.shape == want, std::string(what) + " is " + to_string(t.desc) + "; it must be " +
-                                    list_text(std::vector<int64_t>(want.begin(), want.end())));
+  require(t.desc.shape == want, [&] {
+    return std::string(what) + " is " + to_string(t.desc) + "; it must be " +
+           list_text(std::vector<int64_t>(want.begin(), want.end()));
+  });
 }
 
 Geometry geometry(const KernelContext& ctx, const Attrs& a) {
   const TensorRef &x = ctx.input(0), &w = ctx.input(1), &offset = ctx.input(2);
   Geometry g;
   const int rank = x.desc.rank();
-  require(rank >= 3, "X must be (N, C, D1, ...), it is " + to_string(x.desc));
-  require(w.desc.rank() == rank, "W has rank " + std::to_string(w.desc.rank()) +
-                                     "; it must be X's rank " + std::to_string(rank));
+  require(rank >= 3, [&] { return "X must be (N, C, D1, ...), it is " + to_string(x.desc); });
+  require(w.desc.rank() == rank, [&] {
+    return "W has rank " + std::to_string(w.desc.rank()) + "; it must be X's rank " +
+           std::to_string(rank);
+  });
   g.r = rank - 2;
   const auto r = static_cast<size_t>(g.r);
   g.batch = x.desc.shape[0];
@@ -65,35 +69,45 @@ Geometry geometry(const KernelContext& ctx, const Attrs& a) {
   g.in.assign(x.desc.shape.begin() + 2, x.desc.shape.end());
   g.kernel.assign(w.desc.shape.begin() + 2, w.desc.shape.end());
   require(a.kernel.empty() || a.kernel == std::vector<int64_t>(g.kernel.begin(), g.kernel.end()),
-          "kernel_shape " + list_text(a.kernel) + " differs from W's " + to_string(w.desc));
+          [&] {
+            return "kernel_shape " + list_text(a.kernel) + " differs from W's " + to_string(w.desc);
+          });
   g.strides = a.strides.empty() ? std::vector<int64_t>(r, 1) : a.strides;
   g.dilations = a.dilations.empty() ? std::vector<int64_t>(r, 1) : a.dilations;
   g.pads = a.pads.empty() ? std::vector<int64_t>(2 * r, 0) : a.pads;
-  require(g.strides.size() == r && g.dilations.size() == r && g.pads.size() == 2 * r,
-          "strides " + list_text(g.strides) + ", dilations " + list_text(g.dilations) +
-              " and pads " + list_text(g.pads) + " do not fit " + std::to_string(r) +
-              " spatial dims");
-  require(g.channels % g.group == 0 && g.channels / g.group == w.desc.shape[1],
-          "W " + to_string(w.desc) + " times group " + std::to_string(g.group) +
-              " does not give X's " + std::to_string(g.channels) + " channels");
-  require(g.out_channels % g.group == 0, "W's " + std::to_string(g.out_channels) +
-                                             " output channels do not divide into " +
-                                             std::to_string(g.group) + " groups");
+  require(g.strides.size() == r && g.dilations.size() == r && g.pads.size() == 2 * r, [&] {
+    return "strides " + list_text(g.strides) + ", dilations " + list_text(g.dilations) +
+           " and pads " + list_text(g.pads) + " do not fit " + std::to_string(r) + " spatial dims";
+  });
+  require(g.channels % g.group == 0 && g.channels / g.group == w.desc.shape[1], [&] {
+    return "W " + to_string(w.desc) + " times group " + std::to_string(g.group) +
+           " does not give X's " + std::to_string(g.channels) + " channels";
+  });
+  require(g.out_channels % g.group == 0, [&] {
+    return "W's " + std::to_string(g.out_channels) + " output channels do not divide into " +
+           std::to_string(g.group) + " groups";
+  });
   require(g.channels % g.offset_group == 0 && g.offset_group <= std::max<int64_t>(g.channels, 1),
-          "X's " + std::to_string(g.channels) + " channels do not divide into " +
-              std::to_string(g.offset_group) + " offset groups");
+          [&] {
+            return "X's " + std::to_string(g.channels) + " channels do not divide into " +
+                   std::to_string(g.offset_group) + " offset groups";
+          });
   for (size_t i = 0; i < r; ++i) {
     // Attributes are only bounded below; far past any real image they are refused here, so
     // the integer geometry below cannot overflow.
-    require(
-        static_cast<double>(g.kernel[i]) * static_cast<double>(g.dilations[i]) < kFar &&
-            static_cast<double>(g.pads[i]) + static_cast<double>(g.pads[i + r]) < kFar,
-        "the dilated kernel or the pads of spatial dim " + std::to_string(i) + " are too large");
-    require(g.kernel[i] >= 1, "W's spatial dim " + std::to_string(i) + " is empty");
+    require(static_cast<double>(g.kernel[i]) * static_cast<double>(g.dilations[i]) < kFar &&
+                static_cast<double>(g.pads[i]) + static_cast<double>(g.pads[i + r]) < kFar,
+            [&] {
+              return "the dilated kernel or the pads of spatial dim " + std::to_string(i) +
+                     " are too large";
+            });
+    require(g.kernel[i] >= 1, [&] { return "W's spatial dim " + std::to_string(i) + " is empty"; });
     const int64_t span = (g.kernel[i] - 1) * g.dilations[i] + 1;
     const int64_t room = g.in[i] + g.pads[i] + g.pads[i + r] - span;
-    require(room >= 0, "the kernel (" + std::to_string(span) + " with dilation) is longer than " +
-                           "padded spatial dim " + std::to_string(i) + " of X");
+    require(room >= 0, [&] {
+      return "the kernel (" + std::to_string(span) + " with dilation) is longer than " +
+             "padded spatial dim " + std::to_string(i) + " of X";
+    });
     g.out.push_back(room / g.strides[i] + 1);
     g.taps *= g.kernel[i];  // bounded: W holds taps elements per (m, c) pair
     g.plane *= g.in[i];

@@ -205,16 +205,21 @@ void grid_sample(KernelContext& ctx, const Settings& s) {
   const TensorRef& x = ctx.input(0);
   const TensorRef& grid = ctx.input(1);
   const int rank = x.desc.rank();
-  require(rank >= 3, "X must be (N, C, D1, ...), it has rank " + std::to_string(rank));
+  require(rank >= 3,
+          [&] { return "X must be (N, C, D1, ...), it has rank " + std::to_string(rank); });
   const int r = rank - 2;
-  require(grid.desc.rank() == rank, "grid has rank " + std::to_string(grid.desc.rank()) +
-                                        "; it must be X's rank " + std::to_string(rank));
-  require(grid.desc.shape[0] == x.desc.shape[0],
-          "grid's batch size " + std::to_string(grid.desc.shape[0]) + " differs from X's " +
-              std::to_string(x.desc.shape[0]));
-  require(grid.desc.shape[rank - 1] == r,
-          "grid's last dim is " + std::to_string(grid.desc.shape[rank - 1]) + "; it must be " +
-              std::to_string(r) + " (one coordinate per spatial dim of X)");
+  require(grid.desc.rank() == rank, [&] {
+    return "grid has rank " + std::to_string(grid.desc.rank()) + "; it must be X's rank " +
+           std::to_string(rank);
+  });
+  require(grid.desc.shape[0] == x.desc.shape[0], [&] {
+    return "grid's batch size " + std::to_string(grid.desc.shape[0]) + " differs from X's " +
+           std::to_string(x.desc.shape[0]);
+  });
+  require(grid.desc.shape[rank - 1] == r, [&] {
+    return "grid's last dim is " + std::to_string(grid.desc.shape[rank - 1]) + "; it must be " +
+           std::to_string(r) + " (one coordinate per spatial dim of X)";
+  });
   int64_t taps = 1;
   for (int i = 0; i < r; ++i) {
     taps *= taps_per_dim(s.mode);
@@ -237,8 +242,9 @@ void grid_sample(KernelContext& ctx, const Settings& s) {
   const TensorRef& y = ctx.output(0, shape);
   if (element_count(shape) == 0) return;
   for (int i = 0; i < r; ++i)
-    require(pb.spatial[i] > 0,
-            "X's spatial dim " + std::to_string(i) + " is empty; there is nothing to sample");
+    require(pb.spatial[i] > 0, [&] {
+      return "X's spatial dim " + std::to_string(i) + " is empty; there is nothing to sample";
+    });
   pb.strides.assign(r, 1);
   for (int i = r - 2; i >= 0; --i) pb.strides[i] = pb.strides[i + 1] * pb.spatial[i + 1];
   std::vector<DimSampler> dims;

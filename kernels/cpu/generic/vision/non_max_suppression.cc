@@ -58,8 +58,9 @@ std::optional<double> scalar_input(const KernelContext& ctx, int i, const char* 
   if (i >= ctx.num_inputs() || !ctx.input(i).present()) return std::nullopt;
   const TensorRef& t = ctx.input(i);
   const int64_t count = element_count(t.desc);
-  require(count <= 1,
-          std::string(what) + " must be a scalar, it has " + std::to_string(count) + " elements");
+  require(count <= 1, [&] {
+    return std::string(what) + " must be a scalar, it has " + std::to_string(count) + " elements";
+  });
   if (count == 0) return std::nullopt;
   if (t.device.kind != DeviceKind::kHost)
     fail(ErrorCode::kNotSupported, std::string(what) + " must be in host memory");
@@ -71,16 +72,19 @@ std::optional<double> scalar_input(const KernelContext& ctx, int i, const char* 
 void non_max_suppression(KernelContext& ctx, bool center) {
   const TensorRef& boxes = ctx.input(0);
   const TensorRef& scores = ctx.input(1);
-  require(boxes.desc.rank() == 3 && boxes.desc.shape[2] == 4,
-          "boxes must be (num_batches, spatial_dimension, 4), it is " + to_string(boxes.desc));
-  require(scores.desc.rank() == 3,
-          "scores must be (num_batches, num_classes, spatial_dimension), it is " +
-              to_string(scores.desc));
+  require(boxes.desc.rank() == 3 && boxes.desc.shape[2] == 4, [&] {
+    return "boxes must be (num_batches, spatial_dimension, 4), it is " + to_string(boxes.desc);
+  });
+  require(scores.desc.rank() == 3, [&] {
+    return "scores must be (num_batches, num_classes, spatial_dimension), it is " +
+           to_string(scores.desc);
+  });
   const int64_t batches = boxes.desc.shape[0], count = boxes.desc.shape[1];
   const int64_t classes = scores.desc.shape[1];
-  require(scores.desc.shape[0] == batches && scores.desc.shape[2] == count,
-          "scores " + to_string(scores.desc) + " does not match boxes " + to_string(boxes.desc) +
-              " (batches and spatial_dimension)");
+  require(scores.desc.shape[0] == batches && scores.desc.shape[2] == count, [&] {
+    return "scores " + to_string(scores.desc) + " does not match boxes " + to_string(boxes.desc) +
+           " (batches and spatial_dimension)";
+  });
   const auto max_in = ctx.num_inputs() > 2 && ctx.input(2).present()
                           ? read_ints(ctx.input(2), "max_output_boxes_per_class")
                           : std::vector<int64_t>{};
@@ -88,7 +92,7 @@ void non_max_suppression(KernelContext& ctx, bool center) {
   const int64_t per_class = max_in.empty() ? 0 : std::clamp<int64_t>(max_in[0], 0, count);
   const double iou_in = scalar_input(ctx, 3, "iou_threshold").value_or(0.0);
   require(iou_in >= 0 && iou_in <= 1,
-          "iou_threshold is " + std::to_string(iou_in) + "; it must be in [0, 1]");
+          [&] { return "iou_threshold is " + std::to_string(iou_in) + "; it must be in [0, 1]"; });
   const auto score_in = scalar_input(ctx, 4, "score_threshold");
   const auto iou_threshold = static_cast<float>(iou_in);
   const auto score_threshold = static_cast<float>(score_in.value_or(0.0));

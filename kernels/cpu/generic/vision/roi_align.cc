@@ -81,9 +81,11 @@ int64_t grid_of(T size, int64_t bins, int64_t ratio, int64_t roi, const char* ax
     g = std::ceil(static_cast<double>(size) / static_cast<double>(bins));
     if (!(g > 0)) return 0;
   }
-  require(g * static_cast<double>(bins) <= static_cast<double>(kMaxAxisSamples),
-          "RoI " + std::to_string(roi) + " needs " + std::to_string(g * static_cast<double>(bins)) +
-              " samples along " + axis + ", above the limit of " + std::to_string(kMaxAxisSamples));
+  require(g * static_cast<double>(bins) <= static_cast<double>(kMaxAxisSamples), [&] {
+    return "RoI " + std::to_string(roi) + " needs " +
+           std::to_string(g * static_cast<double>(bins)) + " samples along " + axis +
+           ", above the limit of " + std::to_string(kMaxAxisSamples);
+  });
   return static_cast<int64_t>(g);
 }
 
@@ -102,7 +104,7 @@ void roi_align(const Settings& s, const T* x, const Dims& xs, const T* rois,
                 std::isfinite(static_cast<double>(start_h)) &&
                 std::isfinite(static_cast<double>(end_w)) &&
                 std::isfinite(static_cast<double>(end_h)),
-            "RoI " + std::to_string(r) + " has a coordinate that is not finite");
+            [&] { return "RoI " + std::to_string(r) + " has a coordinate that is not finite"; });
     T roi_w = end_w - start_w, roi_h = end_h - start_h;
     if (!s.half_pixel) {  // output_half_pixel forces malformed RoIs to 1 x 1
       roi_w = std::max(roi_w, T(1));
@@ -113,9 +115,11 @@ void roi_align(const Settings& s, const T* x, const Dims& xs, const T* rois,
     const int64_t gw = grid_of(roi_w, s.out_w, s.sampling_ratio, static_cast<int64_t>(r), "width");
     require(static_cast<double>(gh) * static_cast<double>(gw) * static_cast<double>(bins) <=
                 static_cast<double>(kMaxPlaneSamples),
-            "RoI " + std::to_string(r) + " needs " + std::to_string(gh) + " x " +
-                std::to_string(gw) + " samples per bin, above the limit of " +
-                std::to_string(kMaxPlaneSamples) + " per channel");
+            [&] {
+              return "RoI " + std::to_string(r) + " needs " + std::to_string(gh) + " x " +
+                     std::to_string(gw) + " samples per bin, above the limit of " +
+                     std::to_string(kMaxPlaneSamples) + " per channel";
+            });
     const std::vector<AxisSample> rows = axis_samples(start_h, bin_h, s.out_h, gh, height);
     const std::vector<AxisSample> cols = axis_samples(start_w, bin_w, s.out_w, gw, width);
     const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
@@ -159,23 +163,26 @@ void roi_align_run(KernelContext& ctx, const Settings& s) {
   const TensorRef& x = ctx.input(0);
   const TensorRef& rois = ctx.input(1);
   const TensorRef& bi = ctx.input(2);
-  require(x.desc.rank() == 4, "X must be (N, C, H, W), it is " + to_string(x.desc));
+  require(x.desc.rank() == 4, [&] { return "X must be (N, C, H, W), it is " + to_string(x.desc); });
   require(rois.desc.rank() == 2 && rois.desc.shape[1] == 4,
-          "rois must be (num_rois, 4), it is " + to_string(rois.desc));
-  require(bi.desc.rank() == 1 && bi.desc.shape[0] == rois.desc.shape[0],
-          "batch_indices must be (num_rois) = (" + std::to_string(rois.desc.shape[0]) +
-              "), it is " + to_string(bi.desc));
+          [&] { return "rois must be (num_rois, 4), it is " + to_string(rois.desc); });
+  require(bi.desc.rank() == 1 && bi.desc.shape[0] == rois.desc.shape[0], [&] {
+    return "batch_indices must be (num_rois) = (" + std::to_string(rois.desc.shape[0]) +
+           "), it is " + to_string(bi.desc);
+  });
   const std::vector<int64_t> batch = read_ints(bi, "batch_indices");
   for (size_t r = 0; r < batch.size(); ++r)
-    require(batch[r] >= 0 && batch[r] < x.desc.shape[0],
-            "batch_indices[" + std::to_string(r) + "] is " + std::to_string(batch[r]) + "; X has " +
-                std::to_string(x.desc.shape[0]) + " images");
+    require(batch[r] >= 0 && batch[r] < x.desc.shape[0], [&] {
+      return "batch_indices[" + std::to_string(r) + "] is " + std::to_string(batch[r]) +
+             "; X has " + std::to_string(x.desc.shape[0]) + " images";
+    });
   const Dims shape = {rois.desc.shape[0], x.desc.shape[1], s.out_h, s.out_w};
   check_output_size(x.desc.dtype, shape, "the output");  // output_height/width may be huge
   const TensorRef& y = ctx.output(0, shape);
   if (element_count(shape) == 0) return;
-  require(x.desc.shape[2] > 0 && x.desc.shape[3] > 0,
-          "X's image is empty (" + to_string(x.desc) + "); there is nothing to sample");
+  require(x.desc.shape[2] > 0 && x.desc.shape[3] > 0, [&] {
+    return "X's image is empty (" + to_string(x.desc) + "); there is nothing to sample";
+  });
   const DType ct = vision::compute_dtype(x.desc.dtype);
   const vision::StagedIn xs(x, ct), rs(rois, ct);
   const vision::StagedOut ys(y, ct);
