@@ -110,10 +110,12 @@ def mlp(out, batch, rng):
 def resnet50_int8(out, rng):
     """ResNet-50 in QDQ form, made by onnxruntime.quantization.quantize_static from seeded
     calibration images."""
-    from onnxruntime import quantization as q
-
     path = os.path.join(out, "resnet50_int8.onnx")
     if not os.path.exists(path):
+        # Imported only to make the model: a peak-memory child of another runtime that loaded
+        # ONNX Runtime here would count its library as that runtime's (about 10 MB resident).
+        from onnxruntime import quantization as q
+
         fp32 = _suite_model("resnet50")
         calib = np.random.default_rng(7)
 
