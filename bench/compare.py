@@ -6,7 +6,11 @@ spent. A block is about `--block-ms` of one runtime's runs (at least one run): e
 timed as its users run it, one session run after run, rather than right after another
 runtime's run while that runtime's pool threads still spin on the same cores (ONNX Runtime's
 spin for milliseconds after a run; run by run, that measured the neighbours' spinning more
-than the runtime). `--block-ms 0` alternates run by run.
+than the runtime). `--block-ms 0` alternates run by run. After each block the run pauses
+`--settle-ms` so that those threads are idle before the next runtime's block: without the
+pause, ONNX Runtime's spinning took a core from the start of the next block, and that alone
+put the committed MLP's p99 at 10x its p50 (geon batch 64 at 2 threads: p99 0.28 ms, 0.07 ms
+with a 10 ms pause, 0.065 ms with ONNX Runtime's spinning switched off).
 
 Per case it prints each runtime's p50 and p99 (ms), the ratio of the faster peer's p50 to
 geon's (> 1: geon is faster), geon's fraction of the machine's limit (fp32 peak for the
@@ -225,6 +229,7 @@ def bench_case(name, c, args, out_dir):
     deadline = time.perf_counter() + args.seconds
     while min((len(t) for t in times.values()), default=args.runs) < args.runs and time.perf_counter() < deadline:
         for r, run in sessions.items():
+            time.sleep(args.settle_ms / 1e3)
             for _ in range(block[r]):
                 start = time.perf_counter()
                 run(c["feeds"])
@@ -352,6 +357,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--block-ms", type=float, default=100.0,
                     help="milliseconds of one runtime's runs before the next runtime's (0: run by run)")
+    ap.add_argument("--settle-ms", type=float, default=20.0,
+                    help="pause before each block, for the last runtime's pool threads to go idle")
     ap.add_argument("--creations", type=int, default=3,
                     help="fresh sessions per runtime whose median is the creation time")
     ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip peak RSS children")
