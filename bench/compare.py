@@ -7,10 +7,11 @@ timed as its users run it, one session run after run, rather than right after an
 runtime's run while that runtime's pool threads still spin on the same cores (ONNX Runtime's
 spin for milliseconds after a run; run by run, that measured the neighbours' spinning more
 than the runtime). `--block-ms 0` alternates run by run. After each block the run pauses
-`--settle-ms` so that those threads are idle before the next runtime's block: without the
-pause, ONNX Runtime's spinning took a core from the start of the next block, and that alone
-put the committed MLP's p99 at 10x its p50 (geon batch 64 at 2 threads: p99 0.28 ms, 0.07 ms
-with a 10 ms pause, 0.065 ms with ONNX Runtime's spinning switched off).
+`--settle-ms` (not counted in the case's `--seconds`) so that those threads are idle before
+the next runtime's block: without the pause, ONNX Runtime's spinning took a core from the
+start of the next block, and that alone put the committed MLP's p99 at 10x its p50 (geon batch
+64 at 2 threads: p99 0.28 ms, 0.07 ms with a 10 ms pause, 0.065 ms with ONNX Runtime's
+spinning switched off).
 
 Per case it prints each runtime's p50 and p99 (ms), the ratio of the faster peer's p50 to
 geon's (> 1: geon is faster), geon's fraction of the machine's limit (fp32 peak for the
@@ -230,6 +231,7 @@ def bench_case(name, c, args, out_dir):
     while min((len(t) for t in times.values()), default=args.runs) < args.runs and time.perf_counter() < deadline:
         for r, run in sessions.items():
             time.sleep(args.settle_ms / 1e3)
+            deadline += args.settle_ms / 1e3  # the pause is not the case's timed-run budget
             for _ in range(block[r]):
                 start = time.perf_counter()
                 run(c["feeds"])
@@ -352,7 +354,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("cases", nargs="*", help="cases to run (default: all): %s" % ", ".join(cases.CASES))
     ap.add_argument("--threads", type=int, default=2, help="intra-op threads of every runtime")
-    ap.add_argument("--seconds", type=float, default=20.0, help="time budget of a case's timed runs")
+    ap.add_argument("--seconds", type=float, default=20.0,
+                    help="time budget of a case's timed runs (the --settle-ms pauses come on top)")
     ap.add_argument("--runs", type=int, default=1000, help="timed runs per runtime at most")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--block-ms", type=float, default=100.0,

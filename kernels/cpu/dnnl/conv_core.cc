@@ -363,9 +363,10 @@ struct DnnlConv::Impl {
     const Operand dp{*dr, dst.data};
     std::optional<ConstOperand> zp;
     if (z) zp = ConstOperand(*zr, z->data);
+    ConvGeometry row_geo = geo;  // the image as one row; each part narrows its width
+    row_geo.dst_shape = dr->shape;
     dnnl_parallel(items, parts, [&](int64_t first, int64_t last) {
-      ConvBlock b{3, first, last - first, first, last - first, geo};
-      b.geo.dst_shape = dr->shape;
+      ConvBlock b{3, first, last - first, first, last - first, row_geo};
       b.geo.dst_shape[3] = last - first;
       run_part(b, xp, w, bias, zp ? &*zp : nullptr, dp);
     });
