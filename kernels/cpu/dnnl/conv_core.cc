@@ -152,7 +152,7 @@ std::shared_ptr<PackedWeights> allocate_packed(const dnnl::memory::desc& d) {
 // A primitive for one geometry, with the descriptors it was made for.
 struct Entry {
   dnnl::primitive prim;
-  dnnl::memory::desc weights, scratch;
+  dnnl::memory::desc src, dst, bias, weights, scratch;
   size_t scratch_bytes = 0;
   // The constant weights in `weights`' layout: the copy packed at construction, or one
   // reordered from it once when this primitive wants another layout (shared per layout).
@@ -234,6 +234,7 @@ int64_t dnnl_conv_weight_repacks() { return g_weight_repacks.load(); }
 
 struct DnnlConv::Impl {
   DnnlConvOptions o;
+  std::string exec_failure;  // o.op + ": oneDNN execution failed", made once
   // The constant weights, packed (null when W comes per run).
   Dims packed_w_shape;
   std::shared_ptr<const PackedWeights> packed;
@@ -301,6 +302,9 @@ struct DnnlConv::Impl {
                                           const TensorDesc& w, bool bias, bool pk,
                                           const std::optional<dnnl::memory::desc>& w_user) const {
     auto e = std::make_shared<Entry>();
+    e->src = channels_last_md(x);
+    e->dst = channels_last_md(geo.dst_shape);
+    e->bias = dnnl::memory::desc({geo.dst_shape[1]}, f32, tag::a);
     const dims_t wd = weights_dims(w.shape, o.attrs.group, o.attrs.transpose);
     const std::optional<Made> pd = make_primitive(o, geo, x, wd, bias);
     if (!pd)
@@ -446,19 +450,12 @@ struct DnnlConv::Impl {
       }
     }
 
-    dnnl::memory sm(channels_last_md(x.desc.shape), engine, at(x.data, x.desc));
-    dnnl::memory dm(channels_last_md(work.desc.shape), engine, at(work.data, work.desc));
-    std::optional<dnnl::memory> bm;
-    dnnl_exec_arg_t args[5] = {
-        {DNNL_ARG_SRC, sm.get()}, {DNNL_ARG_WEIGHTS, wm.get()}, {DNNL_ARG_DST, dm.get()}};
+    dnnl_exec_arg_t args[4] = {dnnl_thread_arg(DNNL_ARG_SRC, e->src, at(x.data, x.desc)),
+                               {DNNL_ARG_WEIGHTS, wm.get()},
+                               dnnl_thread_arg(DNNL_ARG_DST, e->dst, at(work.data, work.desc))};
     int n = 3;
-    if (bias) {
-      bm.emplace(dnnl::memory::desc({bias->desc.shape[0]}, f32, tag::a), engine,
-                 at(bias->base(), bias->desc));
-      args[n++] = {DNNL_ARG_BIAS, bm->get()};
-    }
-    dnnl_run(e->prim, std::span(args, n), e->scratch, e->scratch_bytes,
-             o.op + ": oneDNN execution failed");
+    if (bias) args[n++] = dnnl_thread_arg(DNNL_ARG_BIAS, e->bias, at(bias->base(), bias->desc));
+    dnnl_run(e->prim, std::span(args, n), e->scratch, e->scratch_bytes, exec_failure);
     if (!direct) {
       copy(dst, ConstOperand(work));
       g_layout_copies.fetch_add(1, std::memory_order_relaxed);
@@ -469,6 +466,7 @@ struct DnnlConv::Impl {
 DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_hint)
     : impl_(std::make_unique<Impl>()) {
   impl_->o = std::move(o);
+  impl_->exec_failure = impl_->o.op + ": oneDNN execution failed";
   Impl& p = *impl_;
   if (!weights || weights->desc.dtype != DType::kFloat || !weights->bytes() ||
       weights->desc.rank() != static_cast<int>(x_hint.size()) || x_hint.size() < 3 ||

@@ -177,19 +177,12 @@ struct DnnlMatmul::Impl {
 namespace {
 
 void execute(const Entry& e, const void* a, const void* b, void* c, const void* bias) {
-  dnnl::engine& engine = dnnl_engine();
-  dnnl::memory am(e.a, engine, const_cast<void*>(a));
-  dnnl::memory bm(e.b, engine, const_cast<void*>(b));
-  dnnl::memory cm(e.c, engine, c);
-  std::optional<dnnl::memory> biasm;
   // The C entry point takes the arguments as an array: no map is built per call.
-  dnnl_exec_arg_t args[5] = {
-      {DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, bm.get()}, {DNNL_ARG_DST, cm.get()}};
+  dnnl_exec_arg_t args[4] = {dnnl_thread_arg(DNNL_ARG_SRC, e.a, a),
+                             dnnl_thread_arg(DNNL_ARG_WEIGHTS, e.b, b),
+                             dnnl_thread_arg(DNNL_ARG_DST, e.c, c)};
   int n = 3;
-  if (bias) {
-    biasm.emplace(e.bias, engine, const_cast<void*>(bias));
-    args[n++] = {DNNL_ARG_BIAS, biasm->get()};
-  }
+  if (bias) args[n++] = dnnl_thread_arg(DNNL_ARG_BIAS, e.bias, bias);
   dnnl_run(*e.prim, std::span(args, n), e.scratch, e.scratch_bytes,
            "oneDNN matmul: execution failed");
 }

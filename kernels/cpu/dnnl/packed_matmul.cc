@@ -258,18 +258,13 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
   dnnl_parallel(rows, parts, [&](int64_t first, int64_t last) {
     const int64_t count = last - first;
     const auto e = p.primitive(count, bias != nullptr, beta, post);
-    dnnl::engine& engine = dnnl_engine();
-    dnnl::memory am(src_md(count, p.k), engine, const_cast<float*>(a0 + first * p.k));
-    dnnl::memory dm(dst_md(count, p.n), engine, d0 + first * p.n);
-    std::optional<dnnl::memory> biasm;
     // The C entry point takes the arguments as an array: no map is built per call.
-    dnnl_exec_arg_t args[5] = {
-        {DNNL_ARG_SRC, am.get()}, {DNNL_ARG_WEIGHTS, e->weights.get()}, {DNNL_ARG_DST, dm.get()}};
+    dnnl_exec_arg_t args[4] = {dnnl_thread_arg(DNNL_ARG_SRC, src_md(count, p.k), a0 + first * p.k),
+                               {DNNL_ARG_WEIGHTS, e->weights.get()},
+                               dnnl_thread_arg(DNNL_ARG_DST, dst_md(count, p.n), d0 + first * p.n)};
     int n = 3;
-    if (bias) {
-      biasm.emplace(dnnl::memory::desc({p.n}, f32, tag::a), engine, const_cast<float*>(b0));
-      args[n++] = {DNNL_ARG_BIAS, biasm->get()};
-    }
+    if (bias)
+      args[n++] = dnnl_thread_arg(DNNL_ARG_BIAS, dnnl::memory::desc({p.n}, f32, tag::a), b0);
     dnnl_run(*e->prim, std::span(args, n), e->scratch, e->scratch_bytes,
              "oneDNN prepacked matmul: execution failed");
   });

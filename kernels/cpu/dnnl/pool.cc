@@ -117,7 +117,11 @@ constexpr size_t kMaxCachedPrimitives = 64;
 class DnnlPool {
  public:
   DnnlPool(std::string op, bool global, PoolAttrs attrs, dnnl::algorithm alg)
-      : op_(std::move(op)), global_(global), attrs_(std::move(attrs)), alg_(alg) {}
+      : op_(std::move(op)),
+        exec_failure_(op_ + ": oneDNN pooling execution failed"),
+        global_(global),
+        attrs_(std::move(attrs)),
+        alg_(alg) {}
   bool global() const { return global_; }
   const PoolAttrs& attrs() const { return attrs_; }
 
@@ -242,13 +246,12 @@ class DnnlPool {
   }
 
   void execute(const Entry& e, void* src, void* dst) const {
-    dnnl::engine& engine = dnnl_engine();
-    dnnl::memory sm(e.src, engine, src), dm(e.dst, engine, dst);
-    const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, sm.get()}, {DNNL_ARG_DST, dm.get()}};
-    dnnl_run(*e.prim, args, e.scratch, e.scratch_bytes, op_ + ": oneDNN pooling execution failed");
+    const dnnl_exec_arg_t args[] = {dnnl_thread_arg(DNNL_ARG_SRC, e.src, src),
+                                    dnnl_thread_arg(DNNL_ARG_DST, e.dst, dst)};
+    dnnl_run(*e.prim, args, e.scratch, e.scratch_bytes, exec_failure_);
   }
 
-  std::string op_;
+  std::string op_, exec_failure_;
   bool global_;
   PoolAttrs attrs_;
   dnnl::algorithm alg_;

@@ -273,7 +273,8 @@ std::string dims_text(const Dims& d) {
 
 class QConvKernel : public Kernel {
  public:
-  explicit QConvKernel(QConvParams p) : p_(std::move(p)), copier_(p_.op) {}
+  explicit QConvKernel(QConvParams p)
+      : p_(std::move(p)), exec_failure_(p_.op + ": oneDNN execution failed"), copier_(p_.op) {}
 
   // Makes (and caches) the primitive for X of this shape now, so weights are packed at
   // compile time for a model of static shapes.
@@ -355,24 +356,19 @@ class QConvKernel : public Kernel {
       }
       const std::shared_ptr<const Entry> e =
           last - first < items ? primitive(g, xb.desc.shape) : whole;
-      dnnl::engine& engine = dnnl_engine();
-      dnnl::memory sm(channels_last_md(DType::kUInt8, xb.desc.shape), engine,
-                      first_element(xb.data, xb.desc));
-      dnnl::memory dm(channels_last_md(p_.y_type, wb.desc.shape), engine,
-                      first_element(wb.data, wb.desc));
-      dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, sm.get()},
-                                 {DNNL_ARG_WEIGHTS, e->weights->mem.get()},
-                                 {DNNL_ARG_DST, dm.get()}};
+      dnnl_exec_arg_t args[4] = {
+          dnnl_thread_arg(DNNL_ARG_SRC, channels_last_md(DType::kUInt8, xb.desc.shape),
+                          first_element(xb.data, xb.desc)),
+          {DNNL_ARG_WEIGHTS, e->weights->mem.get()},
+          dnnl_thread_arg(DNNL_ARG_DST, channels_last_md(p_.y_type, wb.desc.shape),
+                          first_element(wb.data, wb.desc))};
       int count = 3;
-      std::optional<dnnl::memory> bm;
       if (!p_.bias.empty()) {
-        bm.emplace(dnnl::memory::desc({static_cast<int64_t>(p_.bias.size())},
-                                      dnnl::memory::data_type::f32, dnnl::memory::format_tag::a),
-                   engine, const_cast<float*>(p_.bias.data()));
-        args[count++] = {DNNL_ARG_BIAS, bm->get()};
+        const dnnl::memory::desc bias_md({static_cast<int64_t>(p_.bias.size())},
+                                         dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
+        args[count++] = dnnl_thread_arg(DNNL_ARG_BIAS, bias_md, p_.bias.data());
       }
-      dnnl_run(e->prim, std::span(args, count), e->scratch, e->scratch_bytes,
-               p_.op + ": oneDNN execution failed");
+      dnnl_run(e->prim, std::span(args, count), e->scratch, e->scratch_bytes, exec_failure_);
     });
     if (work.data != dst.data) {
       copier_.copy(dst, ConstOperand(work));
@@ -459,6 +455,7 @@ class QConvKernel : public Kernel {
   }
 
   QConvParams p_;
+  std::string exec_failure_;
   LayoutCopier copier_;
   PrimitiveCache<std::vector<int64_t>, Entry> cache_{kMaxCachedPrimitives};
   mutable std::vector<std::shared_ptr<const Packed>> packed_;

@@ -1,5 +1,5 @@
-// The engine, per-thread streams and scratchpads of dnnl/runtime.h: created once per thread
-// instead of once per call, so the per-call cost of a primitive is its memory objects.
+// The engine, per-thread streams, scratchpads and memory objects of dnnl/runtime.h: created
+// once per thread instead of once per call.
 #include "kernels/cpu/dnnl/runtime.h"
 
 #include <omp.h>
@@ -12,6 +12,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "core/base/error.h"
 #include "core/engine/thread_pool.h"
@@ -69,17 +70,63 @@ void* dnnl_thread_scratchpad(size_t bytes) {
   return buffer.get() + ((kAlign - at % kAlign) % kAlign);
 }
 
+namespace {
+
+// A hash of what tells two descriptors apart (dims, type, offset, blocking), for the map below.
+uint64_t desc_hash(int arg, const dnnl_memory_desc_t& d) {
+  uint64_t h = 1469598103934665603ull ^ static_cast<uint64_t>(arg);
+  const auto mix = [&h](int64_t v) { h = (h ^ static_cast<uint64_t>(v)) * 1099511628211ull; };
+  mix(d.ndims);
+  mix(d.data_type);
+  mix(d.format_kind);
+  mix(d.offset0);
+  const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+  for (int i = 0; i < d.ndims; ++i) {
+    mix(d.dims[i]);
+    mix(b.strides[i]);
+  }
+  mix(b.inner_nblks);
+  for (int i = 0; i < b.inner_nblks; ++i) mix(b.inner_blks[i] * 16 + b.inner_idxs[i]);
+  return h;
+}
+
+}  // namespace
+
+dnnl_exec_arg_t dnnl_thread_arg(int arg, const dnnl::memory::desc& md, const void* data) {
+  struct Held {
+    dnnl::memory::desc md;
+    dnnl::memory mem;
+  };
+  // Two generations: when the current one is full it becomes the previous one (and the one
+  // before is dropped), so the handles of the call in progress outlive the turnover.
+  constexpr size_t kGeneration = 1024;
+  thread_local std::unordered_map<uint64_t, Held> current, previous;
+  const uint64_t key = desc_hash(arg, md.data);
+  auto it = current.find(key);
+  if (it == current.end() || it->second.md != md) {
+    Held h;
+    if (auto old = previous.find(key); old != previous.end() && old->second.md == md)
+      h = old->second;
+    else
+      h = Held{md, dnnl::memory(md, dnnl_engine(), DNNL_MEMORY_NONE)};
+    if (current.size() >= kGeneration) {
+      previous = std::move(current);
+      current.clear();
+    }
+    it = current.insert_or_assign(key, std::move(h)).first;
+  }
+  it->second.mem.set_data_handle(const_cast<void*>(data));
+  return {arg, it->second.mem.get()};
+}
+
 void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
               const dnnl::memory::desc& scratch, size_t scratch_bytes, std::string_view failure) {
   dnnl_exec_arg_t all[8];
   require(args.size() < 8, "dnnl_run: too many arguments");
   std::copy(args.begin(), args.end(), all);
   int n = static_cast<int>(args.size());
-  std::optional<dnnl::memory> pad;
-  if (scratch_bytes) {
-    pad.emplace(scratch, dnnl_engine(), dnnl_thread_scratchpad(scratch_bytes));
-    all[n++] = {DNNL_ARG_SCRATCHPAD, pad->get()};
-  }
+  if (scratch_bytes)
+    all[n++] = dnnl_thread_arg(DNNL_ARG_SCRATCHPAD, scratch, dnnl_thread_scratchpad(scratch_bytes));
   dnnl_match_thread_count();
   dnnl::stream& stream = dnnl_thread_stream();
   if (dnnl_primitive_execute(prim.get(), stream.get(), n, all) != dnnl_success)

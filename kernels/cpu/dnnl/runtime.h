@@ -33,6 +33,14 @@ int dnnl_parts(int64_t items, double work, double grain);
 // thread's next call.
 void* dnnl_thread_scratchpad(size_t bytes);
 
+// The execution argument `arg` (DNNL_ARG_SRC, ...) for memory of layout `md` at `data`: this
+// thread's memory object for that argument and layout, made on first use and pointed at `data`
+// on each call, since making one per call (an aligned allocation and a free) costs more than a
+// small primitive's run. Valid until this thread asks for the same argument and layout again,
+// or for about a thousand other ones. `md` must have no padding (pointing it at data would
+// write zeros there).
+dnnl_exec_arg_t dnnl_thread_arg(int arg, const dnnl::memory::desc& md, const void* data);
+
 // Runs a primitive made with a user scratchpad on this thread's stream and waits for it: `args`
 // (at most 7) plus, when scratch_bytes > 0, this thread's scratchpad as DNNL_ARG_SCRATCHPAD,
 // with oneDNN's threads matched to the caller's first. Throws kInternal with `failure`.
