@@ -128,8 +128,8 @@ class DnnlAttention {
 
   void run_softmax(float* x, int64_t rows, int64_t n) const {
     const auto p = softmax(rows, n);
-    dnnl::memory mem(p->md, dnnl_engine(), x);
-    const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, mem.get()}, {DNNL_ARG_DST, mem.get()}};
+    const dnnl_exec_arg_t src = dnnl_thread_arg(DNNL_ARG_SRC, p->md, x);
+    const dnnl_exec_arg_t args[] = {src, {DNNL_ARG_DST, src.memory}};  // in place
     dnnl_run(p->prim, args, p->scratch, p->scratch_bytes, "oneDNN softmax: execution failed");
   }
 

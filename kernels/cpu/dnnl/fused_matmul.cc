@@ -110,12 +110,10 @@ class DnnlActivation {
     float* base = static_cast<float*>(y.data) + y.desc.offset;
     dnnl_parallel(count, parts, [&](int64_t first, int64_t last) {
       const std::shared_ptr<const Entry> e = entry(last - first);
-      dnnl::memory m(e->md, dnnl_engine(), base + first);
-      dnnl_match_thread_count();
-      dnnl::stream& s = dnnl_thread_stream();
+      const dnnl_exec_arg_t src = dnnl_thread_arg(DNNL_ARG_SRC, e->md, base + first);
+      const dnnl_exec_arg_t args[] = {src, {DNNL_ARG_DST, src.memory}};  // in place
       for (const dnnl::eltwise_forward& p : e->prims)
-        p.execute(s, {{DNNL_ARG_SRC, m}, {DNNL_ARG_DST, m}});
-      s.wait();
+        dnnl_run(p, args, {}, 0, "oneDNN activation: execution failed");
     });
     return true;
   }

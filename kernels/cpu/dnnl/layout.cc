@@ -86,11 +86,10 @@ void LayoutCopier::copy(const Operand& to, const ConstOperand& from) const {
     assign(to, from);
     return;
   }
-  dnnl::engine& engine = dnnl_engine();
-  dnnl::memory fmem(*fm, engine, first_element(from.data, from.desc));
-  dnnl::memory tmem(*tm, engine, first_element(to.data, to.desc));
-  const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, fmem.get()}, {DNNL_ARG_TO, tmem.get()}};
-  dnnl_run(r->prim, args, r->scratch, r->scratch_bytes, what_ + ": oneDNN layout reorder failed");
+  const dnnl_exec_arg_t args[] = {
+      dnnl_thread_arg(DNNL_ARG_FROM, *fm, first_element(from.data, from.desc)),
+      dnnl_thread_arg(DNNL_ARG_TO, *tm, first_element(to.data, to.desc))};
+  dnnl_run(r->prim, args, r->scratch, r->scratch_bytes, failure_);
 }
 
 }  // namespace geon::cpu

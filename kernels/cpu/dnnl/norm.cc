@@ -98,14 +98,10 @@ void run_layer_norm(const LnSetup& s, KernelContext& ctx) {
     // Blocks of rows across the pool, each one primitive call on its thread.
     dnnl_parallel(rows, dnnl_parts(rows, double(rows) * n, 1 << 14), [&](int64_t f, int64_t l) {
       const auto p = s.cache->get(l - f, n, shift, stats);
-      dnnl::engine& engine = dnnl_engine();
-      std::array<dnnl::memory, 6> held;
       std::array<dnnl_exec_arg_t, 6> args{};
       int count = 0;
       auto add = [&](int arg, const dnnl::memory::desc& md, const void* at) {
-        held[count] = dnnl::memory(md, engine, const_cast<void*>(at));
-        args[count] = {arg, held[count].get()};
-        ++count;
+        args[count++] = dnnl_thread_arg(arg, md, at);
       };
       add(DNNL_ARG_SRC, p->data, xp + f * n);
       add(DNNL_ARG_DST, p->data, yp + f * n);
