@@ -82,10 +82,8 @@ void run_softmax(const SoftmaxCache& cache, KernelContext& ctx, int64_t axis_att
   const int64_t row = n * inner;
   dnnl_parallel(outer, dnnl_parts(outer, double(outer) * row, 1 << 14), [&](int64_t f, int64_t l) {
     const auto p = cache.get(l - f, n, inner);
-    dnnl::engine& engine = dnnl_engine();
-    dnnl::memory src(p->md, engine, const_cast<float*>(xp + f * row)),
-        dst(p->md, engine, yp + f * row);
-    const dnnl_exec_arg_t args[] = {{DNNL_ARG_SRC, src.get()}, {DNNL_ARG_DST, dst.get()}};
+    const dnnl_exec_arg_t args[] = {dnnl_thread_arg(DNNL_ARG_SRC, p->md, xp + f * row),
+                                    dnnl_thread_arg(DNNL_ARG_DST, p->md, yp + f * row)};
     dnnl_run(p->prim, args, p->scratch, p->scratch_bytes, "oneDNN softmax: execution failed");
   });
   if (!direct) assign(dst_of(y), ConstOperand(row_major(DType::kFloat, s), ys.data()));
