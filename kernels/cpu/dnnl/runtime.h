@@ -1,6 +1,7 @@
-// What every cpu.dnnl primitive runs on: one CPU engine for the process, and a stream and a
-// scratchpad per thread. Primitives are made with the user-managed scratchpad mode, so one
-// primitive may run on several threads at once as long as each brings its own scratch memory.
+// What every cpu.dnnl primitive runs on: one CPU engine for the process, and a stream, a
+// scratchpad and reusable memory objects per thread. Primitives are made with the user-managed
+// scratchpad mode, so one primitive may run on several threads at once as long as each brings
+// its own scratch memory.
 // oneDNN itself runs single-threaded (Debian's is built on OpenMP, whose teams would fight the
 // session's pool for the cores): kernels split their work across the pool with
 // dnnl_parallel, each part one primitive call on its thread.
