@@ -234,7 +234,6 @@ int64_t dnnl_conv_weight_repacks() { return g_weight_repacks.load(); }
 
 struct DnnlConv::Impl {
   DnnlConvOptions o;
-  std::string exec_failure;  // o.op + ": oneDNN execution failed", made once
   // The constant weights, packed (null when W comes per run).
   Dims packed_w_shape;
   std::shared_ptr<const PackedWeights> packed;
@@ -455,7 +454,8 @@ struct DnnlConv::Impl {
                                dnnl_thread_arg(DNNL_ARG_DST, e->dst, at(work.data, work.desc))};
     int n = 3;
     if (bias) args[n++] = dnnl_thread_arg(DNNL_ARG_BIAS, e->bias, at(bias->base(), bias->desc));
-    dnnl_run(e->prim, std::span(args, n), e->scratch, e->scratch_bytes, exec_failure);
+    dnnl_run(e->prim, std::span(args, n), e->scratch, e->scratch_bytes,
+             [&] { return o.op + ": oneDNN execution failed"; });
     if (!direct) {
       copy(dst, ConstOperand(work));
       g_layout_copies.fetch_add(1, std::memory_order_relaxed);
@@ -466,7 +466,6 @@ struct DnnlConv::Impl {
 DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_hint)
     : impl_(std::make_unique<Impl>()) {
   impl_->o = std::move(o);
-  impl_->exec_failure = impl_->o.op + ": oneDNN execution failed";
   Impl& p = *impl_;
   if (!weights || weights->desc.dtype != DType::kFloat || !weights->bytes() ||
       weights->desc.rank() != static_cast<int>(x_hint.size()) || x_hint.size() < 3 ||

@@ -89,7 +89,8 @@ void LayoutCopier::copy(const Operand& to, const ConstOperand& from) const {
   const dnnl_exec_arg_t args[] = {
       dnnl_thread_arg(DNNL_ARG_FROM, *fm, first_element(from.data, from.desc)),
       dnnl_thread_arg(DNNL_ARG_TO, *tm, first_element(to.data, to.desc))};
-  dnnl_run(r->prim, args, r->scratch, r->scratch_bytes, failure_);
+  dnnl_run(r->prim, args, r->scratch, r->scratch_bytes,
+           [&] { return what_ + ": oneDNN layout reorder failed"; });
 }
 
 }  // namespace geon::cpu

@@ -37,13 +37,12 @@ void* first_element(const void* base, const TensorDesc& d);
 // where oneDNN has none. Thread-safe.
 class LayoutCopier {
  public:
-  explicit LayoutCopier(std::string what)
-      : what_(std::move(what)), failure_(what_ + ": oneDNN layout reorder failed") {}
+  explicit LayoutCopier(std::string what) : what_(std::move(what)) {}
   void copy(const Operand& to, const ConstOperand& from) const;
 
  private:
   struct Reorder;
-  std::string what_, failure_;  // for messages
+  std::string what_;  // for messages
   // Null for a pair oneDNN has no reorder for (remembered: the engine's assign copies it).
   PrimitiveCache<std::vector<int64_t>, Reorder> reorders_{256};
 };

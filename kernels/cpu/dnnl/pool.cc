@@ -117,11 +117,7 @@ constexpr size_t kMaxCachedPrimitives = 64;
 class DnnlPool {
  public:
   DnnlPool(std::string op, bool global, PoolAttrs attrs, dnnl::algorithm alg)
-      : op_(std::move(op)),
-        exec_failure_(op_ + ": oneDNN pooling execution failed"),
-        global_(global),
-        attrs_(std::move(attrs)),
-        alg_(alg) {}
+      : op_(std::move(op)), global_(global), attrs_(std::move(attrs)), alg_(alg) {}
   bool global() const { return global_; }
   const PoolAttrs& attrs() const { return attrs_; }
 
@@ -248,10 +244,11 @@ class DnnlPool {
   void execute(const Entry& e, void* src, void* dst) const {
     const dnnl_exec_arg_t args[] = {dnnl_thread_arg(DNNL_ARG_SRC, e.src, src),
                                     dnnl_thread_arg(DNNL_ARG_DST, e.dst, dst)};
-    dnnl_run(*e.prim, args, e.scratch, e.scratch_bytes, exec_failure_);
+    dnnl_run(*e.prim, args, e.scratch, e.scratch_bytes,
+             [&] { return op_ + ": oneDNN pooling execution failed"; });
   }
 
-  std::string op_, exec_failure_;
+  std::string op_;
   bool global_;
   PoolAttrs attrs_;
   dnnl::algorithm alg_;

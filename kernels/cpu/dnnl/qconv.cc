@@ -273,8 +273,7 @@ std::string dims_text(const Dims& d) {
 
 class QConvKernel : public Kernel {
  public:
-  explicit QConvKernel(QConvParams p)
-      : p_(std::move(p)), exec_failure_(p_.op + ": oneDNN execution failed"), copier_(p_.op) {}
+  explicit QConvKernel(QConvParams p) : p_(std::move(p)), copier_(p_.op) {}
 
   // Makes (and caches) the primitive for X of this shape now, so weights are packed at
   // compile time for a model of static shapes.
@@ -368,7 +367,8 @@ class QConvKernel : public Kernel {
                                          dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
         args[count++] = dnnl_thread_arg(DNNL_ARG_BIAS, bias_md, p_.bias.data());
       }
-      dnnl_run(e->prim, std::span(args, count), e->scratch, e->scratch_bytes, exec_failure_);
+      dnnl_run(e->prim, std::span(args, count), e->scratch, e->scratch_bytes,
+               [&] { return p_.op + ": oneDNN execution failed"; });
     });
     if (work.data != dst.data) {
       copier_.copy(dst, ConstOperand(work));
@@ -396,7 +396,7 @@ class QConvKernel : public Kernel {
                       const_cast<std::byte*>(p_.weights->bytes()));
     dnnl::reorder r(from, w->mem);
     const dnnl_exec_arg_t args[] = {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, w->mem.get()}};
-    dnnl_run(r, args, {}, 0, p_.op + ": oneDNN reorder of the weights failed");
+    dnnl_run(r, args, {}, 0, [&] { return p_.op + ": oneDNN reorder of the weights failed"; });
     constexpr size_t kMaxLayouts = 8;
     if (packed_.size() >= kMaxLayouts) packed_.clear();  // entries keep theirs alive
     packed_.push_back(w);
@@ -455,7 +455,6 @@ class QConvKernel : public Kernel {
   }
 
   QConvParams p_;
-  std::string exec_failure_;
   LayoutCopier copier_;
   PrimitiveCache<std::vector<int64_t>, Entry> cache_{kMaxCachedPrimitives};
   mutable std::vector<std::shared_ptr<const Packed>> packed_;

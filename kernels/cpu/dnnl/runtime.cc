@@ -119,8 +119,8 @@ dnnl_exec_arg_t dnnl_thread_arg(int arg, const dnnl::memory::desc& md, const voi
   return {arg, it->second.mem.get()};
 }
 
-void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
-              const dnnl::memory::desc& scratch, size_t scratch_bytes, std::string_view failure) {
+bool dnnl_execute(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
+                  const dnnl::memory::desc& scratch, size_t scratch_bytes) {
   dnnl_exec_arg_t all[8];
   require(args.size() < 8, "dnnl_run: too many arguments");
   std::copy(args.begin(), args.end(), all);
@@ -129,9 +129,9 @@ void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args
     all[n++] = dnnl_thread_arg(DNNL_ARG_SCRATCHPAD, scratch, dnnl_thread_scratchpad(scratch_bytes));
   dnnl_match_thread_count();
   dnnl::stream& stream = dnnl_thread_stream();
-  if (dnnl_primitive_execute(prim.get(), stream.get(), n, all) != dnnl_success)
-    fail(ErrorCode::kInternal, std::string(failure));
+  if (dnnl_primitive_execute(prim.get(), stream.get(), n, all) != dnnl_success) return false;
   stream.wait();
+  return true;
 }
 
 void dnnl_evict_primitive_cache() noexcept {

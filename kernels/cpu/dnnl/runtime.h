@@ -12,7 +12,11 @@
 #include <functional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <span>
-#include <string_view>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "core/base/error.h"
 
 namespace geon::cpu {
 
@@ -44,9 +48,22 @@ dnnl_exec_arg_t dnnl_thread_arg(int arg, const dnnl::memory::desc& md, const voi
 
 // Runs a primitive made with a user scratchpad on this thread's stream and waits for it: `args`
 // (at most 7) plus, when scratch_bytes > 0, this thread's scratchpad as DNNL_ARG_SCRATCHPAD,
-// with oneDNN's threads matched to the caller's first. Throws kInternal with `failure`.
+// with oneDNN's threads matched to the caller's first. False when oneDNN reports a failure.
+bool dnnl_execute(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
+                  const dnnl::memory::desc& scratch, size_t scratch_bytes);
+// dnnl_execute, throwing kInternal with `failure`: a literal, or (for a message built from
+// names) a maker called only when the run fails, as require takes it.
+inline void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
+                     const dnnl::memory::desc& scratch, size_t scratch_bytes, const char* failure) {
+  if (!dnnl_execute(prim, args, scratch, scratch_bytes)) fail(ErrorCode::kInternal, failure);
+}
+template <typename What>
+requires std::is_invocable_r_v<std::string, What>
 void dnnl_run(const dnnl::primitive& prim, std::span<const dnnl_exec_arg_t> args,
-              const dnnl::memory::desc& scratch, size_t scratch_bytes, std::string_view failure);
+              const dnnl::memory::desc& scratch, size_t scratch_bytes, What&& failure) {
+  if (!dnnl_execute(prim, args, scratch, scratch_bytes))
+    fail(ErrorCode::kInternal, std::forward<What>(failure)());
+}
 
 // Empties oneDNN's process-wide primitive cache (primitives in use stay alive): how a cache
 // entry broken by an allocation failure is dropped (see __wrap_dnnl_primitive_create).
