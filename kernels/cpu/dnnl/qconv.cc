@@ -250,7 +250,7 @@ struct Packed {
 // A primitive for one X shape, pads and thread count.
 struct Entry {
   dnnl::primitive prim;
-  dnnl::memory::desc scratch;
+  dnnl::memory::desc src, dst, scratch;  // src and dst channels-last, as the primitive reads them
   size_t scratch_bytes = 0;
   std::shared_ptr<const Packed> weights;
 };
@@ -356,11 +356,9 @@ class QConvKernel : public Kernel {
       const std::shared_ptr<const Entry> e =
           last - first < items ? primitive(g, xb.desc.shape) : whole;
       dnnl_exec_arg_t args[4] = {
-          dnnl_thread_arg(DNNL_ARG_SRC, channels_last_md(DType::kUInt8, xb.desc.shape),
-                          first_element(xb.data, xb.desc)),
+          dnnl_thread_arg(DNNL_ARG_SRC, e->src, first_element(xb.data, xb.desc)),
           {DNNL_ARG_WEIGHTS, e->weights->mem.get()},
-          dnnl_thread_arg(DNNL_ARG_DST, channels_last_md(p_.y_type, wb.desc.shape),
-                          first_element(wb.data, wb.desc))};
+          dnnl_thread_arg(DNNL_ARG_DST, e->dst, first_element(wb.data, wb.desc))};
       int count = 3;
       if (!p_.bias.empty()) {
         const dnnl::memory::desc bias_md({static_cast<int64_t>(p_.bias.size())},
@@ -443,6 +441,8 @@ class QConvKernel : public Kernel {
       if (std::string(pd.impl_info_str()).rfind("ref", 0) == 0)
         g_reference_primitives.fetch_add(1, std::memory_order_relaxed);
       e->prim = C(pd);
+      e->src = src;
+      e->dst = dst;
       e->scratch = pd.scratchpad_desc();
       e->scratch_bytes = e->scratch.get_size();
       e->weights = packed_as(pd.weights_desc());
