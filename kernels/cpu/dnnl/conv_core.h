@@ -1,12 +1,13 @@
 // The oneDNN (de)convolution behind Conv, ConvTranspose and geon.FusedConv:
-// dst = act(conv(x, w) + bias + z) over strided float views. The primitive always runs
-// channels-last (nwc / nhwc / ndhwc, where oneDNN 2.6 has its fast jit kernels, direct and
-// depthwise): such src/dst views are read and written in place, any other layout is copied
-// through a channels-last buffer. Constant weights are reordered once, at construction, into
-// the primitive's blocked layout; a run whose primitive (per shapes and thread count, layout
-// left to oneDNN) wants another layout gets a copy reordered once and kept. Primitives are
-// cached under a mutex and run with per-thread scratchpads, so one object serves several
-// threads at once.
+// dst = act(conv(x, w) + bias + z) over strided float views. The primitive runs channels-last
+// (nwc / nhwc / ndhwc, where oneDNN 2.6 has its fast jit kernels, direct and depthwise): such
+// src/dst views are read and written in place, any other layout is copied through a
+// channels-last buffer. The exception, oneDNN's Winograd algorithm for some 3x3 layers
+// (conv_core.cc), takes only its own blocked src/dst, reordered in and out per run. Constant
+// weights are reordered once, at construction, into the primitive's blocked layout; a run whose
+// primitive (per shapes and thread count, layout left to oneDNN) wants another layout gets a
+// copy reordered once and kept. Primitives are cached under a mutex and run with per-thread
+// scratchpads, so one object serves several threads at once.
 #pragma once
 
 #include <memory>
@@ -53,5 +54,7 @@ int64_t dnnl_conv_layout_copies();
 int64_t dnnl_conv_reference_primitives();
 // Reorders of packed constant weights into another layout made so far (once per layout).
 int64_t dnnl_conv_weight_repacks();
+// Winograd primitives made so far (3x3 layers where oneDNN has one, see conv_core.cc).
+int64_t dnnl_conv_winograd_primitives();
 
 }  // namespace geon::cpu
