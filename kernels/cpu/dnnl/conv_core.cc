@@ -158,10 +158,11 @@ struct Entry {
   dnnl::memory::desc src, dst, bias, weights, scratch;
   size_t scratch_bytes = 0;
   // A Winograd primitive's blocked src and dst, with the reorders from and to channels-last
-  // (src and dst above stay the channels-last ones).
+  // (src and dst above stay the channels-last ones); to_dst brings the residual in.
   struct Blocked {
     dnnl::memory::desc src, dst;
     dnnl::reorder to_src, from_dst;
+    std::optional<dnnl::reorder> to_dst;
   };
   std::optional<Blocked> blocked;
   // The constant weights in `weights`' layout: the copy packed at construction, or one
@@ -200,17 +201,16 @@ bool winograd_disabled() {
 }
 
 // Layers for oneDNN's Winograd convolution (F(2x2,3x3) or F(4x4,3x3), AVX-512 only): 3x3,
-// unit strides and dilations, one group, no residual, channels in multiples of 16 from 64 to
-// 128. There it takes about half the time of the direct kernels even with the src/dst copies
-// into its blocked layout (ResNet-50's 3x3 layers, one thread: 1.9 -> 1.0 ms at 64x56x56,
-// 1.9 -> 0.6 at 128x28x28); its outputs differ from direct ones by ~2e-6 of their magnitude,
-// well inside ONNX's rtol of 1e-3. Its weights are up to 4x the direct ones, so wider layers
-// stay direct: at 256 channels one image's layer gained only x1.15 (its 9.4 MB of weights
-// streamed from memory) and ResNet-50's peak memory grew past ONNX Runtime's; 512 gains x1.2
-// alone. GEON_WINOGRAD=0 turns it off.
+// unit strides and dilations, one group, channels in multiples of 16 from 64 to 128. There it takes
+// about half the time of the direct kernels even with the src/dst copies into its blocked layout
+// (ResNet-50's 3x3 layers, one thread: 1.9 -> 1.0 ms at 64x56x56, 1.9 -> 0.6 at 128x28x28); its
+// outputs differ from direct ones by ~2e-6 of their magnitude, well inside ONNX's rtol of 1e-3. Its
+// weights are up to 4x the direct ones, so wider layers stay direct: at 256 channels one image's
+// layer gained only x1.15 (its 9.4 MB of weights streamed from memory) and ResNet-50's peak memory
+// grew past ONNX Runtime's; 512 gains x1.2 alone. GEON_WINOGRAD=0 turns it off.
 bool winograd_candidate(const DnnlConvOptions& o, const ConvGeometry& geo, const dims_t& w) {
-  if (o.attrs.transpose || o.residual || o.attrs.group != 1 || geo.spatial() != 2 ||
-      w.size() != 4 || winograd_disabled())
+  if (o.attrs.transpose || o.attrs.group != 1 || geo.spatial() != 2 || w.size() != 4 ||
+      winograd_disabled())
     return false;
   for (int i = 0; i < 2; ++i)
     if (geo.kernel[i] != 3 || geo.strides[i] != 1 || geo.dilations[i] != 1) return false;
@@ -380,11 +380,14 @@ struct DnnlConv::Impl {
     e->scratch = pd->scratch;
     e->scratch_bytes = e->scratch.get_size();
     dnnl::engine& engine = dnnl_engine();
-    if (pd->winograd)
-      e->blocked = Entry::Blocked{
-          pd->src, pd->dst,
-          dnnl::reorder(dnnl::reorder::primitive_desc(engine, e->src, engine, pd->src)),
-          dnnl::reorder(dnnl::reorder::primitive_desc(engine, pd->dst, engine, e->dst))};
+    if (pd->winograd) {
+      const auto reorder = [&](const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+        return dnnl::reorder(dnnl::reorder::primitive_desc(engine, from, engine, to));
+      };
+      e->blocked = Entry::Blocked{pd->src, pd->dst, reorder(e->src, pd->src),
+                                  reorder(pd->dst, e->dst), std::nullopt};
+      if (o.residual) e->blocked->to_dst = reorder(e->dst, pd->dst);
+    }
     if (pk)
       e->packed = packed_as(e->weights);
     else
@@ -529,6 +532,12 @@ struct DnnlConv::Impl {
       dnnl_run(e->blocked->to_src, in, {}, 0, fail_message);
       src = b;
       out = thread_buffer(6, static_cast<int64_t>(dst_md.get_size() / sizeof(float)));
+      if (z) {  // the sum post-op adds what the blocked dst holds: Z, which work holds now
+        const dnnl_exec_arg_t zin[] = {
+            dnnl_thread_arg(DNNL_ARG_FROM, e->dst, at(work.data, work.desc)),
+            dnnl_thread_arg(DNNL_ARG_TO, dst_md, out)};
+        dnnl_run(*e->blocked->to_dst, zin, {}, 0, fail_message);
+      }
     }
     dnnl_exec_arg_t args[4] = {dnnl_thread_arg(DNNL_ARG_SRC, src_md, src),
                                {DNNL_ARG_WEIGHTS, wm.get()},

@@ -1,8 +1,8 @@
 // The Winograd path of cpu.dnnl's convolution (3x3, unit strides, 64 to 128 channels, constant
 // weights: see winograd_candidate in conv_core.cc) against the naive loop: split by images and
-// by rows, with and without bias, with activations, through odd src/dst views and channels-last
-// intermediates of a compiled graph; the layers it must leave to the direct kernels; and, on
-// AVX-512 machines, that it is the path taken.
+// by rows, with and without bias, with activations and a residual, through odd src/dst views and
+// channels-last intermediates of a compiled graph; the layers it must leave to the direct kernels;
+// and, on AVX-512 machines, that it is the path taken.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,6 +38,7 @@ struct Layer {
   Dims strides = {1, 1}, pads = {1, 1, 1, 1};
   bool bias = true;
   std::string activation;  // FusedConv's, "" for Conv
+  bool residual = false;   // FusedConv's Z
   Dims x_perm;             // X's storage order ({}: row-major; Y is always row-major here)
 };
 
@@ -70,10 +71,13 @@ int64_t run_layer(const Layer& l, int threads, uint32_t seed) {
   for (int64_t i = 0; i < element_count(w.shape()); ++i)
     w.set(i, static_cast<float>(w.at(i) * scale));
   const Host b = Host::random(DType::kFloat, {l.m}, rng);
-  NodeGraph ng(l.activation.empty() ? "Conv" : "FusedConv", l.activation.empty() ? 11 : 1);
-  if (!l.activation.empty()) ng.node->domain = "geon";
+  const Host z = Host::random(DType::kFloat, out, rng);
+  const bool fused = !l.activation.empty() || l.residual;
+  NodeGraph ng(fused ? "FusedConv" : "Conv", fused ? 1 : 11);
+  if (fused) ng.node->domain = "geon";
   ng.in(x).in(w, true);
-  if (l.bias) ng.in(b, true);
+  if (l.bias || l.residual) ng.in(b, true);  // FusedConv's Z comes after B
+  if (l.residual) ng.in(z);
   ng.out(DType::kFloat, out).attr_ints("pads", l.pads).attr_ints("strides", l.strides);
   if (!l.activation.empty()) ng.attr_s("activation", l.activation);
   EXPECT_EQ(ng.supports(dnnl_kernels()), std::nullopt);
@@ -82,18 +86,20 @@ int64_t run_layer(const Layer& l, int threads, uint32_t seed) {
   ScopedPool scope(&pool);
   const int64_t before = dnnl_conv_winograd_primitives();
   const auto kernel = find_kernel(dnnl_kernels(), *ng.node)->create(ng.g, *ng.node);
-  const auto want = conv_reference(x, w, l.bias ? &b : nullptr, out,
+  const auto want = conv_reference(x, w, l.bias || l.residual ? &b : nullptr, out,
                                    ConvRef{l.strides, {}, {l.pads[0], l.pads[1]}, 1, false});
   for (int r = 0; r < 2; ++r) {  // the second run reuses the primitives and weights
     SCOPED_TRACE(r);
     std::vector<Host> inputs = {x, w};
-    if (l.bias) inputs.push_back(b);
+    if (l.bias || l.residual) inputs.push_back(b);
+    if (l.residual) inputs.push_back(z);
     FakeContext ctx(inputs, {DType::kFloat});
     kernel->compute(ctx);
     const Host got = ctx.result(0);
     double worst = 0;
     for (int64_t i = 0; i < element_count(out); ++i) {
-      const double v = l.activation == "Relu" ? std::max(want[i], 0.0) : want[i];
+      const double sum = want[i] + (l.residual ? z.at(i) : 0.0);
+      const double v = l.activation == "Relu" ? std::max(sum, 0.0) : sum;
       // ONNX's conformance tolerance (rtol 1e-3, atol 1e-7) on every element is too tight
       // for sums of hundreds of products near zero in any float algorithm; the error against
       // the output's scale (here O(1)) is what tells a Winograd transform from a wrong one.
@@ -131,6 +137,21 @@ TEST(DnnlConvWinograd, WithoutBiasWithReluAndAsymmetricPads) {
   const int64_t made = run_layer(l, 1, 3);
   if (winograd_expected()) {
     EXPECT_GT(made, 0);
+  }
+}
+
+// ResNet-18's second convolution of a basic block: the residual (FusedConv's Z) reordered into
+// the blocked dst for the sum post-op, then ReLU; by images and by rows.
+TEST(DnnlConvWinograd, ResidualIsAddedThroughTheBlockedDestination) {
+  for (const Dims& x : {Dims{2, 64, 12, 12}, Dims{1, 128, 15, 14}}) {
+    SCOPED_TRACE(std::to_string(x[0]) + " images");
+    Layer l = layer(x, x[1]);
+    l.activation = "Relu";
+    l.residual = true;
+    const int64_t made = run_layer(l, 2, 7);
+    if (winograd_expected()) {
+      EXPECT_GT(made, 0);
+    }
   }
 }
 
