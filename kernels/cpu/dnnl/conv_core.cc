@@ -26,11 +26,16 @@ constexpr auto f32 = dnnl::memory::data_type::f32;
 constexpr size_t kMaxCachedPrimitives = 256;
 // Convolutions below this many multiply-adds a part are not worth another thread.
 constexpr double kMinMacsPerPart = 1 << 17;
+// Winograd's scratchpad (7 to 20 MB for ResNet's layers, whatever the part's size) exists once
+// per thread; a layer whose scratchpad times the threads running its parts passes this stays
+// direct, so peak memory does not grow with the core count.
+constexpr size_t kWinogradScratchBudget = size_t{64} << 20;
 
 std::atomic<int64_t> g_layout_copies{0};
 std::atomic<int64_t> g_reference_primitives{0};
 std::atomic<int64_t> g_weight_repacks{0};
 std::atomic<int64_t> g_winograd_primitives{0};
+std::atomic<int64_t> g_winograd_refusals{0};
 
 TensorDesc channels_last(const Dims& shape) { return cpu::channels_last(DType::kFloat, shape); }
 dnnl::memory::desc channels_last_md(const Dims& shape) { return *strided_md(channels_last(shape)); }
@@ -207,7 +212,8 @@ bool winograd_disabled() {
 // outputs differ from direct ones by ~2e-6 of their magnitude, well inside ONNX's rtol of 1e-3. Its
 // weights are up to 4x the direct ones, so wider layers stay direct: at 256 channels one image's
 // layer gained only x1.15 (its 9.4 MB of weights streamed from memory) and ResNet-50's peak memory
-// grew past ONNX Runtime's; 512 gains x1.2 alone. GEON_WINOGRAD=0 turns it off.
+// grew past ONNX Runtime's; 512 gains x1.2 alone. Nor where its scratchpads would pass
+// kWinogradScratchBudget. GEON_WINOGRAD=0 turns it off.
 bool winograd_candidate(const DnnlConvOptions& o, const ConvGeometry& geo, const dims_t& w) {
   if (o.attrs.transpose || o.attrs.group != 1 || geo.spatial() != 2 || w.size() != 4 ||
       winograd_disabled())
@@ -249,10 +255,15 @@ std::optional<Made> make_primitive(const DnnlConvOptions& o, const ConvGeometry&
       try {
         const auto d = bias ? C::desc(kind, alg, bsrc, weights, bias_md, bdst, st, dil, pl, pr)
                             : C::desc(kind, alg, bsrc, weights, bdst, st, dil, pl, pr);
-        Made m = made<C>(C::primitive_desc(d, attr, dnnl_engine()));
-        m.winograd = true;
-        g_winograd_primitives.fetch_add(1, std::memory_order_relaxed);
-        return m;
+        const C::primitive_desc pd(d, attr, dnnl_engine());
+        const auto threads = static_cast<size_t>(dnnl_parts_in_flight());
+        if (pd.scratchpad_desc().get_size() * threads <= kWinogradScratchBudget) {
+          Made m = made<C>(pd);
+          m.winograd = true;
+          g_winograd_primitives.fetch_add(1, std::memory_order_relaxed);
+          return m;
+        }
+        g_winograd_refusals.fetch_add(1, std::memory_order_relaxed);
       } catch (const dnnl::error&) {
         // No Winograd implementation here (no AVX-512, or these post-ops): the direct one.
       }
@@ -291,6 +302,7 @@ int64_t dnnl_conv_layout_copies() { return g_layout_copies.load(); }
 int64_t dnnl_conv_reference_primitives() { return g_reference_primitives.load(); }
 int64_t dnnl_conv_weight_repacks() { return g_weight_repacks.load(); }
 int64_t dnnl_conv_winograd_primitives() { return g_winograd_primitives.load(); }
+int64_t dnnl_conv_winograd_refusals() { return g_winograd_refusals.load(); }
 
 struct DnnlConv::Impl {
   DnnlConvOptions o;

@@ -56,5 +56,8 @@ int64_t dnnl_conv_reference_primitives();
 int64_t dnnl_conv_weight_repacks();
 // Winograd primitives made so far (3x3 layers where oneDNN has one, see conv_core.cc).
 int64_t dnnl_conv_winograd_primitives();
+// Winograd primitives oneDNN had but left for the direct ones, their per-thread scratchpads
+// over the budget for the threads running the layer's parts.
+int64_t dnnl_conv_winograd_refusals();
 
 }  // namespace geon::cpu

@@ -33,6 +33,12 @@ void dnnl_match_thread_count() {
   if (omp_get_max_threads() != 1) omp_set_num_threads(1);
 }
 
+namespace {
+thread_local int t_parts_in_flight = 1;
+}  // namespace
+
+int dnnl_parts_in_flight() { return t_parts_in_flight; }
+
 void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64_t)>& body) {
   if (n <= 0) return;
   parts = static_cast<int>(std::clamp<int64_t>(parts, 1, n));
@@ -43,7 +49,17 @@ void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64
   // Part 0, the one the calling thread claims first while the workers wake, is the largest of
   // uneven parts: 49 pixels halve into 25 here and 24 on the worker.
   const auto first = [&](int64_t p) { return n - n * (parts - p) / parts; };
-  default_thread_pool().run(parts, [&](int p) { body(first(p), first(p + 1)); });
+  default_thread_pool().run(parts, [&](int p) {
+    const int outer = t_parts_in_flight;
+    t_parts_in_flight = parts;
+    try {
+      body(first(p), first(p + 1));
+    } catch (...) {
+      t_parts_in_flight = outer;
+      throw;
+    }
+    t_parts_in_flight = outer;
+  });
 }
 
 int dnnl_parts(int64_t items, double work, double grain) {

@@ -31,6 +31,9 @@ void dnnl_match_thread_count();
 // the largest) across the pool this thread sees (the session's); one part runs on this thread
 // alone.
 void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64_t)>& body);
+// The part count of the dnnl_parallel job whose part this thread is running (1 outside one):
+// how many threads at most hold per-thread buffers for it at once.
+int dnnl_parts_in_flight();
 // How many parts `work` units of work are worth on the pool this thread sees, `grain` units a
 // part at least, one per item and one per thread at most.
 int dnnl_parts(int64_t items, double work, double grain);

@@ -174,6 +174,25 @@ TEST(DnnlConvWinograd, OtherLayersKeepTheDirectKernels) {
   }
 }
 
+// Each thread running a part has its own Winograd scratchpad (~7 MB for the parts of 4 rows
+// here, less for some shapes oneDNN gives its smaller F(2x2,3x3)): with 12 threads the parts
+// whose scratchpads pass the budget stay direct, so memory does not grow with the core count;
+// with 2 none does.
+TEST(DnnlConvWinograd, ManyThreadsLeaveLargeScratchpadsToTheDirectKernels) {
+  const Layer l = layer({1, 64, 48, 16}, 64);
+  int64_t before = dnnl_conv_winograd_refusals();
+  run_layer(l, 12, 8);
+  if (winograd_expected()) {
+    EXPECT_GT(dnnl_conv_winograd_refusals(), before);
+  }
+  before = dnnl_conv_winograd_refusals();
+  const int64_t made = run_layer(l, 2, 9);
+  EXPECT_EQ(dnnl_conv_winograd_refusals(), before);
+  if (winograd_expected()) {
+    EXPECT_GT(made, 0);
+  }
+}
+
 // Conv -> Relu -> Conv compiled with channels-last intermediates: the first convolution writes
 // its dst in place through the blocked layout's reorder, the second reads one.
 TEST(DnnlConvWinograd, ChannelsLastIntermediatesOfACompiledGraph) {
