@@ -50,15 +50,13 @@ void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64
   // uneven parts: 49 pixels halve into 25 here and 24 on the worker.
   const auto first = [&](int64_t p) { return n - n * (parts - p) / parts; };
   default_thread_pool().run(parts, [&](int p) {
-    const int outer = t_parts_in_flight;
+    // Restored on the way out, exception or not: this thread may run an outer job's parts.
+    struct InFlight {
+      int outer = t_parts_in_flight;
+      ~InFlight() { t_parts_in_flight = outer; }
+    } in_flight;
     t_parts_in_flight = parts;
-    try {
-      body(first(p), first(p + 1));
-    } catch (...) {
-      t_parts_in_flight = outer;
-      throw;
-    }
-    t_parts_in_flight = outer;
+    body(first(p), first(p + 1));
   });
 }
 
