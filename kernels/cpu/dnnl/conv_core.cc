@@ -532,6 +532,13 @@ struct DnnlConv::Impl {
     }
 
     const auto fail_message = [&] { return o.op + ": oneDNN execution failed"; };
+    // The Winograd layout's reorders: `from` in layout fm into `to` in layout tm.
+    const auto reorder = [&](const dnnl::reorder& r, const dnnl::memory::desc& fm, const void* from,
+                             const dnnl::memory::desc& tm, void* to) {
+      const dnnl_exec_arg_t a[] = {dnnl_thread_arg(DNNL_ARG_FROM, fm, from),
+                                   dnnl_thread_arg(DNNL_ARG_TO, tm, to)};
+      dnnl_run(r, a, {}, 0, fail_message);
+    };
     float* src = at(x.data, x.desc);
     float* out = at(work.data, work.desc);
     dnnl::memory::desc src_md = e->src, dst_md = e->dst;
@@ -539,17 +546,11 @@ struct DnnlConv::Impl {
       src_md = e->blocked->src;
       dst_md = e->blocked->dst;
       float* b = thread_buffer(5, static_cast<int64_t>(src_md.get_size() / sizeof(float)));
-      const dnnl_exec_arg_t in[] = {dnnl_thread_arg(DNNL_ARG_FROM, e->src, src),
-                                    dnnl_thread_arg(DNNL_ARG_TO, src_md, b)};
-      dnnl_run(e->blocked->to_src, in, {}, 0, fail_message);
+      reorder(e->blocked->to_src, e->src, src, src_md, b);
       src = b;
       out = thread_buffer(6, static_cast<int64_t>(dst_md.get_size() / sizeof(float)));
-      if (z) {  // the sum post-op adds what the blocked dst holds: Z, which work holds now
-        const dnnl_exec_arg_t zin[] = {
-            dnnl_thread_arg(DNNL_ARG_FROM, e->dst, at(work.data, work.desc)),
-            dnnl_thread_arg(DNNL_ARG_TO, dst_md, out)};
-        dnnl_run(*e->blocked->to_dst, zin, {}, 0, fail_message);
-      }
+      // The sum post-op adds what the blocked dst holds: Z, which work holds now.
+      if (z) reorder(*e->blocked->to_dst, e->dst, at(work.data, work.desc), dst_md, out);
     }
     dnnl_exec_arg_t args[4] = {dnnl_thread_arg(DNNL_ARG_SRC, src_md, src),
                                {DNNL_ARG_WEIGHTS, wm.get()},
@@ -558,10 +559,7 @@ struct DnnlConv::Impl {
     if (bias) args[n++] = dnnl_thread_arg(DNNL_ARG_BIAS, e->bias, at(bias->base(), bias->desc));
     dnnl_run(e->prim, std::span(args, n), e->scratch, e->scratch_bytes, fail_message);
     if (e->blocked) {
-      const dnnl_exec_arg_t back[] = {
-          dnnl_thread_arg(DNNL_ARG_FROM, dst_md, out),
-          dnnl_thread_arg(DNNL_ARG_TO, e->dst, at(work.data, work.desc))};
-      dnnl_run(e->blocked->from_dst, back, {}, 0, fail_message);
+      reorder(e->blocked->from_dst, dst_md, out, e->dst, at(work.data, work.desc));
     }
     if (!direct) {
       copy(dst, ConstOperand(work));
