@@ -273,7 +273,11 @@ std::string dims_text(const Dims& d) {
 
 class QConvKernel : public Kernel {
  public:
-  explicit QConvKernel(QConvParams p) : p_(std::move(p)), copier_(p_.op) {}
+  explicit QConvKernel(QConvParams p)
+      : p_(std::move(p)),
+        bias_md_({static_cast<int64_t>(p_.bias.size())}, dnnl::memory::data_type::f32,
+                 dnnl::memory::format_tag::a),
+        copier_(p_.op) {}
 
   // Makes (and caches) the primitive for X of this shape now, so weights are packed at
   // compile time for a model of static shapes.
@@ -360,11 +364,8 @@ class QConvKernel : public Kernel {
           {DNNL_ARG_WEIGHTS, e->weights->mem.get()},
           dnnl_thread_arg(DNNL_ARG_DST, e->dst, first_element(wb.data, wb.desc))};
       int count = 3;
-      if (!p_.bias.empty()) {
-        const dnnl::memory::desc bias_md({static_cast<int64_t>(p_.bias.size())},
-                                         dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
-        args[count++] = dnnl_thread_arg(DNNL_ARG_BIAS, bias_md, p_.bias.data());
-      }
+      if (!p_.bias.empty())
+        args[count++] = dnnl_thread_arg(DNNL_ARG_BIAS, bias_md_, p_.bias.data());
       dnnl_run(e->prim, std::span(args, count), e->scratch, e->scratch_bytes,
                [&] { return p_.op + ": oneDNN execution failed"; });
     });
@@ -455,6 +456,7 @@ class QConvKernel : public Kernel {
   }
 
   QConvParams p_;
+  dnnl::memory::desc bias_md_;  // B's layout, made once rather than per part of every run
   LayoutCopier copier_;
   PrimitiveCache<std::vector<int64_t>, Entry> cache_{kMaxCachedPrimitives};
   mutable std::vector<std::shared_ptr<const Packed>> packed_;
