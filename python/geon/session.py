@@ -274,7 +274,12 @@ class InferenceSession:
             names = None
         # Plain arrays under names and shapes an earlier run took (so every required input is
         # among them): one C call, no per-run ctypes structures.
-        arrays = path.run_plain(getattr(handle, "value", handle), input_feed, names)
+        address = getattr(handle, "value", handle)
+        if path._fast_last is not None:
+            arrays = path.fast_run(address, input_feed, names)
+            if arrays is not None:
+                return arrays
+        arrays = path.run_plain(address, input_feed, names)
         if arrays is not None:
             return arrays
         if not self._required <= input_feed.keys():
