@@ -24,6 +24,14 @@ namespace {
 // chunk's buffers stay in L2.
 constexpr int64_t kChunk = 4096;
 constexpr int64_t kMaxPrivateAccumulator = int64_t{1} << 20;
+// A transposing pass (some operand strided along the inner dim, so each element of a chunk
+// touches its own cache line) runs groups of kTileRows rows over chunks of kTileInner elements:
+// the group's next row uses the neighbours in the lines the previous one brought to L1, instead
+// of coming back to them a whole row (thousands of lines) later.
+// 32 x 128 measured best of 8-64 rows by 64-512 elements (a 1x56x56x256 float NHWC -> NCHW
+// copy on one thread: 1.76 ms untiled, 0.86 tiled).
+constexpr int64_t kTileRows = 32;
+constexpr int64_t kTileInner = 128;
 
 int64_t inner_stride(const LoopPlan& p, int op) {
   return p.rank == 0 ? 0 : p.stride[op][p.rank - 1];
@@ -93,14 +101,25 @@ void scale_chunk(DType t, void* data, int64_t n, double s) {
   }
 }
 
-// Runs one part serially: every row of the plan, chunk by chunk.
+// Whether the pass transposes: an operand's inner stride is neither 0 nor 1, over enough rows
+// and elements that tiling pays (an elementwise pass only: tiles change no result).
+bool transposing(const PassState& st, const LoopPlan& p) {
+  if (st.reduce != Reduce::kNone || loop_rows(p) < 2 || loop_inner(p) <= kTileInner) return false;
+  for (int o = 0; o < p.operands; ++o)
+    if (const int64_t s = inner_stride(p, o); s != 0 && s != 1) return true;
+  return false;
+}
+
+// Runs one part serially: every row of the plan, chunk by chunk (tiles when transposing).
 void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
   const Expr& e = *st.expr;
   const int n_in = static_cast<int>(e.inputs.size());
   const int acc_op = n_in + 1;
   const int64_t rows = loop_rows(p), inner = loop_inner(p);
-  Scratch scratch(e.nodes.size(), std::max<int64_t>(1, std::min(kChunk, inner)));
-  int64_t off[kMaxLoopOperands] = {};
+  const bool tiled = transposing(st, p);
+  const int64_t chunk = tiled ? kTileInner : kChunk, group = tiled ? kTileRows : 1;
+  Scratch scratch(e.nodes.size(), std::max<int64_t>(1, std::min(chunk, inner)));
+  int64_t offs[kTileRows][kMaxLoopOperands] = {};
   // Most expressions are a few nodes: keep their chunk pointers on the stack.
   constexpr size_t kInlineNodes = 16;
   const void* inline_vals[kInlineNodes];
@@ -111,54 +130,58 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
   const bool direct_store =
       st.reduce == Reduce::kNone && dst_t == last.result && inner_stride(p, 0) == 1;
 
-  for (int64_t row = 0; row < rows; ++row) {
-    for (int o = 0; o < p.operands; ++o) off[o] = row_offset(p, o, row);
-    for (int64_t j0 = 0; j0 < inner; j0 += kChunk) {
-      const int64_t n = std::min(kChunk, inner - j0);
-      for (size_t k = 0; k < e.nodes.size(); ++k) {
-        const ExprNode& node = e.nodes[k];
-        const void* args[3] = {nullptr, nullptr, nullptr};
-        for (int a = 0; a < node.op->arity; ++a) {
-          const ExprArg arg = node.args[a];
-          DType from;
-          const void* base;
-          int64_t first, stride;
-          if (arg.node) {
-            from = e.nodes[arg.index].result;
-            base = vals[arg.index];
-            first = 0;
-            stride = 1;
-          } else {
-            from = st.in_dtype[arg.index];
-            base = st.in_base[arg.index];
-            stride = inner_stride(p, 1 + arg.index);
-            first = off[1 + arg.index] + j0 * stride;
+  for (int64_t r0 = 0; r0 < rows; r0 += group) {
+    const int64_t in_group = std::min(group, rows - r0);
+    for (int64_t r = 0; r < in_group; ++r)
+      for (int o = 0; o < p.operands; ++o) offs[r][o] = row_offset(p, o, r0 + r);
+    for (int64_t j0 = 0; j0 < inner; j0 += chunk)
+      for (int64_t r = 0; r < in_group; ++r) {
+        const int64_t* off = offs[r];
+        const int64_t n = std::min(chunk, inner - j0);
+        for (size_t k = 0; k < e.nodes.size(); ++k) {
+          const ExprNode& node = e.nodes[k];
+          const void* args[3] = {nullptr, nullptr, nullptr};
+          for (int a = 0; a < node.op->arity; ++a) {
+            const ExprArg arg = node.args[a];
+            DType from;
+            const void* base;
+            int64_t first, stride;
+            if (arg.node) {
+              from = e.nodes[arg.index].result;
+              base = vals[arg.index];
+              first = 0;
+              stride = 1;
+            } else {
+              from = st.in_dtype[arg.index];
+              base = st.in_base[arg.index];
+              stride = inner_stride(p, 1 + arg.index);
+              first = off[1 + arg.index] + j0 * stride;
+            }
+            if (from == node.compute && stride == 1 && node.scale[a] == 1.0) {
+              args[a] = static_cast<const char*>(base) + first * elem_bytes(from);
+              continue;
+            }
+            void* buf = scratch.arg(k, a);
+            convert_strided(from, base, first, stride, node.compute, buf, 0, 1, n);
+            if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
+            args[a] = buf;
           }
-          if (from == node.compute && stride == 1 && node.scale[a] == 1.0) {
-            args[a] = static_cast<const char*>(base) + first * elem_bytes(from);
-            continue;
-          }
-          void* buf = scratch.arg(k, a);
-          convert_strided(from, base, first, stride, node.compute, buf, 0, 1, n);
-          if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
-          args[a] = buf;
+          void* out = scratch.result(k);
+          if (k + 1 == e.nodes.size() && direct_store)
+            out = static_cast<char*>(st.dst->data) + (off[0] + j0) * elem_bytes(dst_t);
+          node.op->fn[compute_index(node.compute)](n, out, args[0], args[1], args[2], node.params);
+          vals[k] = out;
         }
-        void* out = scratch.result(k);
-        if (k + 1 == e.nodes.size() && direct_store)
-          out = static_cast<char*>(st.dst->data) + (off[0] + j0) * elem_bytes(dst_t);
-        node.op->fn[compute_index(node.compute)](n, out, args[0], args[1], args[2], node.params);
-        vals[k] = out;
+        if (st.reduce != Reduce::kNone) {
+          const int64_t as = inner_stride(p, acc_op);
+          void* a = static_cast<char*>(acc) + (off[acc_op] + j0 * as) * 8;
+          accumulate(st.reduce, st.acc_dtype, a, as, last.result, vals[e.nodes.size() - 1], n);
+        } else if (!direct_store) {
+          const int64_t ds = inner_stride(p, 0);
+          convert_strided(last.result, vals[e.nodes.size() - 1], 0, 1, dst_t, st.dst->data,
+                          off[0] + j0 * ds, ds, n, st.opt->cast);
+        }
       }
-      if (st.reduce != Reduce::kNone) {
-        const int64_t as = inner_stride(p, acc_op);
-        void* a = static_cast<char*>(acc) + (off[acc_op] + j0 * as) * 8;
-        accumulate(st.reduce, st.acc_dtype, a, as, last.result, vals[e.nodes.size() - 1], n);
-      } else if (!direct_store) {
-        const int64_t ds = inner_stride(p, 0);
-        convert_strided(last.result, vals[e.nodes.size() - 1], 0, 1, dst_t, st.dst->data,
-                        off[0] + j0 * ds, ds, n, st.opt->cast);
-      }
-    }
   }
 }
 

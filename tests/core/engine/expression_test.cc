@@ -4,6 +4,7 @@
 
 #include "core/base/error.h"
 
+#include <cmath>
 #include <numeric>
 #include <random>
 
@@ -114,6 +115,66 @@ TEST(EngineExpression, ThreadCountDoesNotChangeElementwiseResults) {
   unary("tanh", {d, o1.data()}, {transpose(d), x.data()}, 1, a);
   unary("tanh", {d, o3.data()}, {transpose(d), x.data()}, 1, b);
   EXPECT_EQ(o1, o3);
+}
+
+// Passes with an operand strided along the inner dim run in tiles of rows by elements; the
+// shapes here leave partial tiles both ways (390 rows of 1665 elements, 44 rows of 37), and
+// each pass is checked against index arithmetic on one and on three threads: a uint8 NHWC
+// array read as NCHW into float, a float NHWC array read as NCHW times a per-channel scale plus
+// a dense array, and a dense array written into a transposed destination.
+TEST(EngineExpression, TransposingPassesInTilesMatchIndexArithmetic) {
+  const int64_t N = 3, H = 45, W = 37, C = 130, HW = H * W;
+  std::vector<uint8_t> nhwc(N * HW * C);
+  std::vector<float> nhwc_f(N * HW * C), dense(N * C * HW), scale(C);
+  std::mt19937 rng(5);
+  for (auto& v : nhwc) v = static_cast<uint8_t>(rng() % 256);
+  for (size_t i = 0; i < nhwc.size(); ++i) nhwc_f[i] = std::ldexp(float(nhwc[i]), -3);
+  for (auto& v : dense) v = std::uniform_real_distribution<float>(-2, 2)(rng);
+  for (auto& v : scale) v = std::uniform_real_distribution<float>(0.5f, 2)(rng);
+  const int64_t to_nchw[] = {0, 3, 1, 2};
+  const TensorDesc as_nchw =
+      permute(row_major(DType::kUInt8, std::vector<int64_t>{N, H, W, C}), to_nchw);
+  const TensorDesc nchw_f = row_major(DType::kFloat, std::vector<int64_t>{N, C, H, W});
+  const TensorDesc scale_d = row_major(DType::kFloat, std::vector<int64_t>{1, C, 1, 1});
+  auto x = [&](int64_t n, int64_t c, int64_t hw) { return float(nhwc[(n * HW + hw) * C + c]); };
+  auto at = [&](int64_t n, int64_t c, int64_t hw) { return (n * C + c) * HW + hw; };
+
+  ThreadPool one(1), three(3);
+  for (ThreadPool* pool : {&one, &three}) {
+    EngineOptions opt;
+    opt.pool = pool;
+    std::vector<float> converted(N * C * HW), sum(N * C * HW), back(N * HW * C);
+    assign({nchw_f, converted.data()}, {as_nchw, nhwc.data()}, opt);
+    const DType in[] = {DType::kFloat, DType::kFloat, DType::kFloat};
+    ExprBuilder b(in);
+    b.apply("add", {b.apply("mul", {b.input(0), b.input(2)}), b.input(1)});
+    const ConstOperand ops[] = {
+        {permute(row_major(DType::kFloat, std::vector<int64_t>{N, H, W, C}), to_nchw),
+         nhwc_f.data()},
+        {nchw_f, dense.data()},
+        {scale_d, scale.data()}};
+    evaluate(b.build(), {nchw_f, sum.data()}, ops, Reduce::kNone, opt);
+    // dense (NCHW) written into an NHWC array seen as NCHW.
+    assign(
+        {permute(row_major(DType::kFloat, std::vector<int64_t>{N, H, W, C}), to_nchw), back.data()},
+        {nchw_f, dense.data()}, opt);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t hw = 0; hw < HW; ++hw) {
+          ASSERT_EQ(converted[at(n, c, hw)], x(n, c, hw)) << n << " " << c << " " << hw;
+          const float scaled = std::ldexp(x(n, c, hw), -3) * scale[c], d = dense[at(n, c, hw)];
+          // float rounding of the two steps (or of one fused multiply-add)
+          ASSERT_NEAR(sum[at(n, c, hw)], scaled + d, 1e-6f * (std::fabs(scaled) + std::fabs(d)));
+          ASSERT_EQ(back[(n * HW + hw) * C + c], dense[at(n, c, hw)]);
+        }
+  }
+  // A short inner dim (37) over 44 rows, transposed: under the tile width, the plain loop.
+  std::vector<int32_t> small(44 * 37), out(44 * 37);
+  std::iota(small.begin(), small.end(), 0);
+  unary("identity", {row_major(DType::kInt32, std::vector<int64_t>{37, 44}), out.data()},
+        {transpose(row_major(DType::kInt32, std::vector<int64_t>{44, 37})), small.data()});
+  for (int64_t i = 0; i < 37; ++i)
+    for (int64_t j = 0; j < 44; ++j) ASSERT_EQ(out[i * 44 + j], small[j * 37 + i]);
 }
 
 // Chunk buffers are kept per thread between passes up to a size and allocated per pass
