@@ -134,10 +134,10 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
     const int64_t in_group = std::min(group, rows - r0);
     for (int64_t r = 0; r < in_group; ++r)
       for (int o = 0; o < p.operands; ++o) offs[r][o] = row_offset(p, o, r0 + r);
-    for (int64_t j0 = 0; j0 < inner; j0 += chunk)
+    for (int64_t j0 = 0; j0 < inner; j0 += chunk) {
+      const int64_t n = std::min(chunk, inner - j0);
       for (int64_t r = 0; r < in_group; ++r) {
         const int64_t* off = offs[r];
-        const int64_t n = std::min(chunk, inner - j0);
         for (size_t k = 0; k < e.nodes.size(); ++k) {
           const ExprNode& node = e.nodes[k];
           const void* args[3] = {nullptr, nullptr, nullptr};
@@ -182,6 +182,7 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
                           off[0] + j0 * ds, ds, n, st.opt->cast);
         }
       }
+    }
   }
 }
 

@@ -275,10 +275,9 @@ class InferenceSession:
         # Plain arrays under names and shapes an earlier run took (so every required input is
         # among them): one C call, no per-run ctypes structures.
         address = getattr(handle, "value", handle)
-        if path._fast_last is not None:
-            arrays = path.fast_run(address, input_feed, names)
-            if arrays is not None:
-                return arrays
+        arrays = path.fast_run(address, input_feed, names)
+        if arrays is not None:
+            return arrays
         arrays = path.run_plain(address, input_feed, names)
         if arrays is not None:
             return arrays
