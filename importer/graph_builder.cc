@@ -11,6 +11,7 @@
 #include "importer/attributes.h"
 #include "importer/functions.h"
 #include "importer/gradient.h"
+#include "importer/initializer_reads.h"
 #include "importer/nesting.h"
 #include "importer/ops/subgraph.h"
 #include "importer/rule.h"
@@ -259,16 +260,23 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
 
   const bool cut =
       &gp == st.cut_graph && st.cut && st.cut->size() == static_cast<size_t>(gp.initializer_size());
+  std::vector<DecodedInitializer> ahead;
+  if (cut) ahead = decode_cut_initializers(gp, st, gwhere);
   for (int i = 0; i < gp.initializer_size(); ++i) {
     const onnx::TensorProto& t = gp.initializer(i);
     if (t.name().empty())
       fail(ErrorCode::kInvalidArgument, gwhere + ": an initializer has no name");
-    const std::string where = gwhere + ": initializer '" + t.name() + "'";
+    const std::string where = initializer_where(gwhere, t);
     std::optional<CutRawData> raw;
     if (cut && (*st.cut)[i]) raw = CutRawData{st.payloads, *(*st.cut)[i]};
     try {
-      g->add_value(constant_value(
-          t.name(), decode_tensor(t, st.opt->base_dir, where, raw ? &*raw : nullptr), *g));
+      std::shared_ptr<TensorData> data;
+      if (!ahead.empty()) {
+        if (ahead[i].error) std::rethrow_exception(ahead[i].error);
+        data = std::move(ahead[i].data);
+      }
+      if (!data) data = decode_tensor(t, st.opt->base_dir, where, raw ? &*raw : nullptr);
+      g->add_value(constant_value(t.name(), std::move(data), *g));
     } catch (const std::bad_alloc&) {
       fail(ErrorCode::kResourceExhausted, "out of memory while reading " + where);
     } catch (const Error& e) {

@@ -28,6 +28,10 @@ struct ImportOptions {
   // Use the model's value_info and declared output types where a rule leaves a shape unknown.
   // Tests turn this off to measure the rules' own inference.
   bool trust_value_info = true;
+  // Threads that read the main graph's initializers from the model's bytes (0 = one per
+  // hardware thread; at most 4), when those weigh at least read_ahead_bytes.
+  int threads = 0;
+  int64_t read_ahead_bytes = int64_t{16} << 20;
 };
 
 // What the ModelProto says about itself (for InferenceSession.get_modelmeta and the like);

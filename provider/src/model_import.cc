@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "core/engine/thread_pool.h"
 #include "core/passes/pipeline.h"
 #include "provider/src/status.h"
 
@@ -13,6 +14,8 @@ namespace {
 ImportOptions import_options(const ProviderOptions& o) {
   ImportOptions opt;
   opt.fold_constants = o.optimization_level >= 1;
+  // The weights are read on as many threads as the session will run on.
+  opt.threads = o.intra_op_threads > 0 ? o.intra_op_threads : default_thread_pool().size();
   return opt;
 }
 

@@ -1,6 +1,7 @@
 // Runs from several threads on one session (different inputs and batch sizes), sessions
 // created, run and released on many threads at once, and the poison debug mode: all must give
-// the results of plain single-threaded runs.
+// the results of plain single-threaded runs. Also a model heavy enough for its weights to be
+// read on several threads while the session is made.
 #include <cstring>
 #include <thread>
 
@@ -158,6 +159,79 @@ TEST(ProviderConcurrency, SessionsCreatedRunAndReleasedOnManyThreadsAtOnce) {
   for (int t = 0; t < kCreators; ++t) {
     EXPECT_EQ(errors[t], "") << "thread " << t;
     EXPECT_EQ(matched[t], kCycles) << "thread " << t << ": results differing from the serial run";
+  }
+}
+
+// Protobuf's wire format, enough for a ModelProto of float initializers that are its outputs.
+void put_varint(std::string& s, uint64_t v) {
+  for (; v >= 0x80; v >>= 7) s += static_cast<char>(v | 0x80);
+  s += static_cast<char>(v);
+}
+void put_field(std::string& s, int number, uint64_t v) {
+  put_varint(s, static_cast<uint64_t>(number) << 3);
+  put_varint(s, v);
+}
+void put_field(std::string& s, int number, const std::string& bytes) {
+  put_varint(s, static_cast<uint64_t>(number) << 3 | 2);
+  put_varint(s, bytes.size());
+  s += bytes;
+}
+
+// Initializer k holds `elements` floats k*elements + i, for i in [0, elements), and is output k.
+std::string constant_outputs_model(int count, int64_t elements) {
+  constexpr int kFloat = 1;
+  std::string graph;
+  for (int k = 0; k < count; ++k) {
+    const std::string name = "w" + std::to_string(k);
+    std::vector<float> v(static_cast<size_t>(elements));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(k * elements + i);
+    std::string tensor;
+    put_field(tensor, 1, static_cast<uint64_t>(elements));  // dims
+    put_field(tensor, 2, kFloat);                           // data_type
+    put_field(tensor, 8, name);                             // name
+    put_field(tensor, 9, std::string(reinterpret_cast<const char*>(v.data()), v.size() * 4));
+    put_field(graph, 5, tensor);  // initializer
+  }
+  for (int k = 0; k < count; ++k) {
+    std::string dim, shape, tensor_type, type, info;
+    put_field(dim, 1, static_cast<uint64_t>(elements));  // dim_value
+    put_field(shape, 1, dim);
+    put_field(tensor_type, 1, kFloat);  // elem_type
+    put_field(tensor_type, 2, shape);
+    put_field(type, 1, tensor_type);
+    put_field(info, 1, "w" + std::to_string(k));
+    put_field(info, 2, type);
+    put_field(graph, 12, info);  // output
+  }
+  put_field(graph, 2, "weights");
+  std::string opset, model;
+  put_field(opset, 2, 17);
+  put_field(model, 1, 8);  // ir_version
+  put_field(model, 7, graph);
+  put_field(model, 8, opset);
+  return model;
+}
+
+// 24 MB of weights: the importer reads them on the session's threads (ImportOptions::threads).
+TEST(ProviderConcurrency, WeightsReadOnSeveralThreadsHoldTheModelsValues) {
+  constexpr int kCount = 12;
+  constexpr int64_t kElements = int64_t{1} << 19;
+  const std::string bytes = constant_outputs_model(kCount, kElements);
+  for (const char* threads : {"1", "2", "4"}) {
+    SCOPED_TRACE(std::string("threads ") + threads);
+    api::Options o(library());
+    o.set("intra_op_threads", threads);
+    api::Session s(library(), std::as_bytes(std::span(bytes.data(), bytes.size())), "", &o);
+    const std::vector<api::Tensor> y = s.run({});
+    ASSERT_EQ(y.size(), static_cast<size_t>(kCount));
+    for (int k = 0; k < kCount; ++k) {
+      const std::span<const float> w = y[k].as<float>();
+      ASSERT_EQ(static_cast<int64_t>(w.size()), kElements) << k;
+      int64_t wrong = 0;
+      for (int64_t i = 0; i < kElements; ++i)
+        wrong += w[static_cast<size_t>(i)] != static_cast<float>(k * kElements + i);
+      EXPECT_EQ(wrong, 0) << "output " << k << " differs from its initializer";
+    }
   }
 }
 

@@ -137,8 +137,10 @@ typedef struct GeonApi {
    *                         (default 0 = the process-wide engine pool shared by sessions, one
    *                         thread per hardware thread or GEON_THREADS); n > 0 gives the
    *                         session a pool of its own, whose threads sleep between runs;
-   *                         concurrent runs of one session take turns on it. oneDNN kernels
-   *                         (cpu.dnnl) keep oneDNN's own threading
+   *                         concurrent runs of one session take turns on it. It is the
+   *                         session's only scheduler: oneDNN kernels (cpu.dnnl) run inside its
+   *                         jobs. As many threads read the model's weights (16 MB or more)
+   *                         while the session is made
    *   "optimization_level"  0 = none, 1 = constant folding, 2 = folding and the fusion passes
    *                         of core/passes/pipeline.cc (default 2)
    *   "strict"              "1": session creation fails when a node cannot run on the first

@@ -1,0 +1,32 @@
+// The main graph's cut initializer payloads (model_payloads.h) decoded on several threads before
+// the graph is built. Reading a large model's weights is page faults and copies, which threads
+// share well; each tensor is decoded as the in-order loop would, and a failure is kept for that
+// loop to raise at the initializer's turn, so messages and their order stay the same.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "importer/graph_builder.h"
+
+namespace geon::importer {
+
+// How messages name initializer t of the graph that `graph_where` names.
+std::string initializer_where(const std::string& graph_where, const onnx::TensorProto& t);
+
+// An initializer decoded ahead: its data, or what decoding it threw. Neither when it was not
+// decoded ahead (no cut payload, or another one failed first): the caller decodes it in turn.
+struct DecodedInitializer {
+  std::shared_ptr<TensorData> data;
+  std::exception_ptr error;
+};
+
+// One entry per initializer of gp, which is st.cut_graph with its payloads cut; empty when
+// reading them ahead is not worth threads (ImportOptions::threads, read_ahead_bytes).
+std::vector<DecodedInitializer> decode_cut_initializers(const onnx::GraphProto& gp,
+                                                        const BuildState& st,
+                                                        const std::string& graph_where);
+
+}  // namespace geon::importer

@@ -1,0 +1,165 @@
+// The main graph's cut initializer payloads read ahead on threads (importer/initializer_reads.h):
+// taken only when threads were asked for and the payloads weigh enough, every initializer's
+// dtype, shape and bytes as written by the test whichever way it was read (file or bytes, one
+// thread or four), and a failure raised at its initializer's turn with the in-order message.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "importer/initializer_reads.h"
+#include "importer/model_payloads.h"
+#include "tests/importer/proto_helpers.h"
+
+namespace geon {
+namespace {
+
+using namespace testing_protos;
+
+// The bytes initializer k holds: a pattern of its own, so that a tensor read into another's
+// storage, or from another's offset, shows.
+std::string pattern(int k, size_t bytes) {
+  std::string s(bytes, '\0');
+  for (size_t i = 0; i < bytes; ++i) s[i] = static_cast<char>((k * 131 + i * 7 + i / 251) & 0xff);
+  return s;
+}
+
+struct Spec {
+  onnx::TensorProto::DataType type;
+  int elem_bytes;
+};
+constexpr Spec kSpecs[] = {{onnx::TensorProto::FLOAT, 4},
+                           {onnx::TensorProto::INT64, 8},
+                           {onnx::TensorProto::UINT8, 1},
+                           {onnx::TensorProto::FLOAT16, 2},
+                           {onnx::TensorProto::BOOL, 1}};
+
+// Initializer k: dtype kSpecs[k % 5], k * 97 % 1500 elements (some empty), raw_data; every
+// seventh is written as int32_data instead, which stays in the message and is not cut.
+onnx::ModelProto many_initializers(int count) {
+  auto m = model();
+  auto& g = *m.mutable_graph();
+  for (int k = 0; k < count; ++k) {
+    auto* t = g.add_initializer();
+    t->set_name("w" + std::to_string(k));
+    if (k % 7 == 3) {
+      t->set_data_type(onnx::TensorProto::INT32);
+      t->add_dims(3);
+      for (int i = 0; i < 3; ++i) t->add_int32_data(k * 10 + i);
+      continue;
+    }
+    const Spec s = kSpecs[k % 5];
+    const int64_t n = k * 97 % 1500;
+    t->set_data_type(s.type);
+    t->add_dims(n);
+    t->set_raw_data(pattern(k, static_cast<size_t>(n * s.elem_bytes)));
+    add_output(g, t->name());
+  }
+  return m;
+}
+
+// What initializer k of many_initializers holds once imported: its pattern (a bool as 0 or 1).
+void expect_many(const ImportedModel& im, int count) {
+  const Graph& g = *im.graph;
+  for (int k = 0; k < count; ++k) {
+    const std::string name = "w" + std::to_string(k);
+    const TensorData& d = *g.value(g.find(name)).data;
+    if (k % 7 == 3) {
+      ASSERT_EQ(d.desc.dtype, DType::kInt32) << name;
+      int32_t v[3];
+      std::memcpy(v, d.bytes(), sizeof v);
+      EXPECT_EQ(v[2], k * 10 + 2) << name;
+      continue;
+    }
+    const Spec s = kSpecs[k % 5];
+    const int64_t n = k * 97 % 1500;
+    ASSERT_EQ(d.elements(), n) << name;
+    std::string want = pattern(k, static_cast<size_t>(n * s.elem_bytes));
+    if (s.type == onnx::TensorProto::BOOL)
+      for (char& c : want) c = c != 0;
+    const std::string got(reinterpret_cast<const char*>(d.bytes()), want.size());
+    EXPECT_TRUE(got == want) << name << " does not hold its bytes";
+  }
+}
+
+ImportOptions read_ahead(int threads) {
+  ImportOptions o;
+  o.threads = threads;
+  o.read_ahead_bytes = 0;
+  return o;
+}
+
+TEST(InitializerReads, ReadAheadOnlyWithThreadsAndEnoughBytes) {
+  const std::string bytes = serialize(many_initializers(12));
+  const auto split = importer::split_initializer_payloads(as_bytes(bytes));
+  ASSERT_TRUE(split);
+  onnx::ModelProto lean;
+  ASSERT_TRUE(lean.ParseFromString(split->lean));
+  const importer::PayloadReader reader = importer::PayloadReader::of_bytes(as_bytes(bytes));
+  int64_t total = 0;
+  for (const auto& p : split->initializers) total += p ? p->size : 0;
+
+  const auto ahead = [&](ImportOptions o) {
+    importer::BuildState st;
+    st.opt = &o;
+    st.cut_graph = &lean.graph();
+    st.cut = &split->initializers;
+    st.payloads = &reader;
+    return importer::decode_cut_initializers(lean.graph(), st, "graph 'g'");
+  };
+  EXPECT_TRUE(ahead(read_ahead(1)).empty()) << "one thread reads in order";
+  ImportOptions heavy = read_ahead(3);
+  heavy.read_ahead_bytes = total + 1;
+  EXPECT_TRUE(ahead(heavy).empty()) << "payloads lighter than read_ahead_bytes are read in order";
+  heavy.read_ahead_bytes = total;
+  const auto got = ahead(heavy);
+  ASSERT_EQ(got.size(), 12u);
+  for (int k = 0; k < 12; ++k) {
+    EXPECT_FALSE(got[k].error) << k;
+    // The int32_data initializer was not cut: the in-order loop decodes it.
+    EXPECT_EQ(got[k].data == nullptr, k % 7 == 3) << k;
+  }
+}
+
+TEST(InitializerReads, EveryInitializerHoldsItsBytesWhicheverThreadsReadIt) {
+  constexpr int kCount = 61;
+  onnx::ModelProto m = many_initializers(kCount);
+  const std::string bytes = serialize(m);
+  TempDir dir;
+  const std::string path = dir.write("m.onnx", bytes).string();
+  for (int threads : {1, 2, 4}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    expect_many(import_model_bytes(as_bytes(bytes), read_ahead(threads)), kCount);
+    expect_many(import_model_file(path, read_ahead(threads)), kCount);
+  }
+}
+
+// The message of importing m with these options.
+std::string import_error(const onnx::ModelProto& m, const ImportOptions& o) {
+  try {
+    import_proto(m, o);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(InitializerReads, AFailureIsRaisedAtItsInitializersTurn) {
+  onnx::ModelProto m = many_initializers(20);
+  auto& g = *m.mutable_graph();
+  // Two payloads of the wrong size: w16, the largest, is read first and fails first; w6 comes
+  // first in the graph and is the one named, as when reading in order.
+  g.mutable_initializer(6)->mutable_raw_data()->pop_back();
+  g.mutable_initializer(16)->mutable_raw_data()->append("xx");
+  const std::string in_order = import_error(m, read_ahead(1));
+  EXPECT_NE(in_order.find("initializer 'w6'"), std::string::npos) << in_order;
+  for (int threads : {2, 4}) EXPECT_EQ(import_error(m, read_ahead(threads)), in_order);
+
+  // An unnamed initializer before both is still what is reported.
+  g.mutable_initializer(2)->clear_name();
+  const std::string unnamed = import_error(m, read_ahead(1));
+  EXPECT_NE(unnamed.find("an initializer has no name"), std::string::npos) << unnamed;
+  EXPECT_EQ(import_error(m, read_ahead(3)), unnamed);
+}
+
+}  // namespace
+}  // namespace geon
