@@ -14,6 +14,8 @@
 
 namespace geon {
 
+class ThreadPool;
+
 // The newest default-domain opset the importer knows (that of the pinned onnx package).
 inline constexpr int kMaxDefaultOpset = 27;
 
@@ -28,9 +30,10 @@ struct ImportOptions {
   // Use the model's value_info and declared output types where a rule leaves a shape unknown.
   // Tests turn this off to measure the rules' own inference.
   bool trust_value_info = true;
-  // Threads that read the main graph's initializers from the model's bytes (0 = one per
-  // hardware thread; at most 4), when those weigh at least read_ahead_bytes.
-  int threads = 0;
+  // The pool that reads the main graph's initializers from the model's bytes when they weigh
+  // at least read_ahead_bytes (the session's: the provider makes it before importing). Null, or
+  // a pool of one thread: the importing thread reads them in order.
+  ThreadPool* pool = nullptr;
   int64_t read_ahead_bytes = int64_t{16} << 20;
 };
 

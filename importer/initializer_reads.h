@@ -1,7 +1,7 @@
-// The main graph's cut initializer payloads (model_payloads.h) decoded on several threads before
-// the graph is built. Reading a large model's weights is page faults and copies, which threads
-// share well; each tensor is decoded as the in-order loop would, and a failure is kept for that
-// loop to raise at the initializer's turn, so messages and their order stay the same.
+// The main graph's cut initializer payloads (model_payloads.h) decoded on the session's thread
+// pool before the graph is built. Reading a large model's weights is page faults and copies,
+// which threads share well; each tensor is decoded as the in-order loop would, and a failure is
+// kept for that loop to raise at the initializer's turn, so messages and their order stay.
 #pragma once
 
 #include <exception>
@@ -24,7 +24,7 @@ struct DecodedInitializer {
 };
 
 // One entry per initializer of gp, which is st.cut_graph with its payloads cut; empty when
-// reading them ahead is not worth threads (ImportOptions::threads, read_ahead_bytes).
+// reading them ahead is not worth threads (ImportOptions::pool, read_ahead_bytes).
 std::vector<DecodedInitializer> decode_cut_initializers(const onnx::GraphProto& gp,
                                                         const BuildState& st,
                                                         const std::string& graph_where);

@@ -130,58 +130,60 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
   const bool direct_store =
       st.reduce == Reduce::kNone && dst_t == last.result && inner_stride(p, 0) == 1;
 
+  // One chunk of n elements from j0 of the row whose operand offsets are `off`.
+  const auto run_chunk = [&](const int64_t* off, int64_t j0, int64_t n) {
+    for (size_t k = 0; k < e.nodes.size(); ++k) {
+      const ExprNode& node = e.nodes[k];
+      const void* args[3] = {nullptr, nullptr, nullptr};
+      for (int a = 0; a < node.op->arity; ++a) {
+        const ExprArg arg = node.args[a];
+        DType from;
+        const void* base;
+        int64_t first, stride;
+        if (arg.node) {
+          from = e.nodes[arg.index].result;
+          base = vals[arg.index];
+          first = 0;
+          stride = 1;
+        } else {
+          from = st.in_dtype[arg.index];
+          base = st.in_base[arg.index];
+          stride = inner_stride(p, 1 + arg.index);
+          first = off[1 + arg.index] + j0 * stride;
+        }
+        if (from == node.compute && stride == 1 && node.scale[a] == 1.0) {
+          args[a] = static_cast<const char*>(base) + first * elem_bytes(from);
+          continue;
+        }
+        void* buf = scratch.arg(k, a);
+        convert_strided(from, base, first, stride, node.compute, buf, 0, 1, n);
+        if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
+        args[a] = buf;
+      }
+      void* out = scratch.result(k);
+      if (k + 1 == e.nodes.size() && direct_store)
+        out = static_cast<char*>(st.dst->data) + (off[0] + j0) * elem_bytes(dst_t);
+      node.op->fn[compute_index(node.compute)](n, out, args[0], args[1], args[2], node.params);
+      vals[k] = out;
+    }
+    if (st.reduce != Reduce::kNone) {
+      const int64_t as = inner_stride(p, acc_op);
+      void* a = static_cast<char*>(acc) + (off[acc_op] + j0 * as) * 8;
+      accumulate(st.reduce, st.acc_dtype, a, as, last.result, vals[e.nodes.size() - 1], n);
+    } else if (!direct_store) {
+      const int64_t ds = inner_stride(p, 0);
+      convert_strided(last.result, vals[e.nodes.size() - 1], 0, 1, dst_t, st.dst->data,
+                      off[0] + j0 * ds, ds, n, st.opt->cast);
+    }
+  };
+
   for (int64_t r0 = 0; r0 < rows; r0 += group) {
     const int64_t in_group = std::min(group, rows - r0);
     for (int64_t r = 0; r < in_group; ++r)
       for (int o = 0; o < p.operands; ++o) offs[r][o] = row_offset(p, o, r0 + r);
     for (int64_t j0 = 0; j0 < inner; j0 += chunk) {
       const int64_t n = std::min(chunk, inner - j0);
-      for (int64_t r = 0; r < in_group; ++r) {
-        const int64_t* off = offs[r];
-        for (size_t k = 0; k < e.nodes.size(); ++k) {
-          const ExprNode& node = e.nodes[k];
-          const void* args[3] = {nullptr, nullptr, nullptr};
-          for (int a = 0; a < node.op->arity; ++a) {
-            const ExprArg arg = node.args[a];
-            DType from;
-            const void* base;
-            int64_t first, stride;
-            if (arg.node) {
-              from = e.nodes[arg.index].result;
-              base = vals[arg.index];
-              first = 0;
-              stride = 1;
-            } else {
-              from = st.in_dtype[arg.index];
-              base = st.in_base[arg.index];
-              stride = inner_stride(p, 1 + arg.index);
-              first = off[1 + arg.index] + j0 * stride;
-            }
-            if (from == node.compute && stride == 1 && node.scale[a] == 1.0) {
-              args[a] = static_cast<const char*>(base) + first * elem_bytes(from);
-              continue;
-            }
-            void* buf = scratch.arg(k, a);
-            convert_strided(from, base, first, stride, node.compute, buf, 0, 1, n);
-            if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
-            args[a] = buf;
-          }
-          void* out = scratch.result(k);
-          if (k + 1 == e.nodes.size() && direct_store)
-            out = static_cast<char*>(st.dst->data) + (off[0] + j0) * elem_bytes(dst_t);
-          node.op->fn[compute_index(node.compute)](n, out, args[0], args[1], args[2], node.params);
-          vals[k] = out;
-        }
-        if (st.reduce != Reduce::kNone) {
-          const int64_t as = inner_stride(p, acc_op);
-          void* a = static_cast<char*>(acc) + (off[acc_op] + j0 * as) * 8;
-          accumulate(st.reduce, st.acc_dtype, a, as, last.result, vals[e.nodes.size() - 1], n);
-        } else if (!direct_store) {
-          const int64_t ds = inner_stride(p, 0);
-          convert_strided(last.result, vals[e.nodes.size() - 1], 0, 1, dst_t, st.dst->data,
-                          off[0] + j0 * ds, ds, n, st.opt->cast);
-        }
-      }
+      for (int64_t r = 0; r < in_group; ++r) run_chunk(offs[r], j0, n);
     }
   }
 }

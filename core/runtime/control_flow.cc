@@ -20,6 +20,7 @@ std::unique_ptr<ExecutableImpl> compile_body(const Node& n, const char* name,
   // Bodies run inside the enclosing run, on its thread and so on its pool: none of their own.
   ExecutorOptions inner = options;
   inner.threads = 0;
+  inner.pool = nullptr;
   try {
     return compile_executable(a->g, sets, inner, origin);
   } catch (const Error& e) {

@@ -389,7 +389,10 @@ std::unique_ptr<ExecutableImpl> compile_executable(std::shared_ptr<const Graph> 
   c.sets.assign(sets.begin(), sets.end());
   c.options = options;
   c.origin = origin;
-  if (options.threads > 0) c.pool = std::make_shared<ThreadPool>(options.threads);
+  if (options.pool)
+    c.pool = options.pool;
+  else if (options.threads > 0)
+    c.pool = std::make_shared<ThreadPool>(options.threads);
   c.placement = partition(*g, sets);
   const std::vector<bool> folded = folded_nodes(*g);
   check_placed(*g, c.placement, sets, folded);

@@ -21,6 +21,8 @@
 
 namespace geon {
 
+class ThreadPool;
+
 struct ExecutorOptions {
   // Fill each arena region with 0xFF bytes when its value dies (after its last reader), so
   // that two live values sharing memory corrupt results visibly. A debug mode.
@@ -39,8 +41,10 @@ struct ExecutorOptions {
   // Engine threads for this executable's runs, counting the calling thread: > 0 gives it a
   // pool of its own (workers sleep between runs), used by every engine call its kernels make
   // without naming a pool, If/Loop/Scan bodies included; 0 = the engine's process-wide pool.
-  // oneDNN kernels (cpu.dnnl) keep oneDNN's own threading.
   int threads = 0;
+  // A pool of its own that the caller made already (the provider makes it before importing the
+  // model, whose weights are read on it); set, it stands in for one of `threads` threads.
+  std::shared_ptr<ThreadPool> pool;
   // Called while compiling, with a value of the graph compiled, for each constant (not a graph
   // output) whose readers all run on the host and packed it (Kernel::packed_inputs), as soon as
   // the last of them is made. Nothing reads its contents any more: the graph's owner may

@@ -39,7 +39,8 @@ GeonStatus* load_model(const char* model_path, GeonModel** out) noexcept {
   return guard("load_model", Stage::kModel, [&] {
     require_arg(out, "out");
     *out = nullptr;
-    *out = make_model(import_from_path(model_path, *options_or_default(nullptr)));
+    *out = make_model(
+        import_from_path(model_path, *options_or_default(nullptr), default_thread_pool()));
   });
 }
 
@@ -48,7 +49,8 @@ GeonStatus* load_model_from_bytes(const void* bytes, size_t size, const char* ba
   return guard("load_model_from_bytes", Stage::kModel, [&] {
     require_arg(out, "out");
     *out = nullptr;
-    *out = make_model(import_from_bytes(bytes, size, base_dir, *options_or_default(nullptr)));
+    *out = make_model(import_from_bytes(bytes, size, base_dir, *options_or_default(nullptr),
+                                        default_thread_pool()));
   });
 }
 

@@ -4,37 +4,35 @@
 
 #include <filesystem>
 
-#include "core/engine/thread_pool.h"
 #include "core/passes/pipeline.h"
 #include "provider/src/status.h"
 
 namespace geon::provider {
 namespace {
 
-ImportOptions import_options(const ProviderOptions& o) {
+ImportOptions import_options(const ProviderOptions& o, ThreadPool& readers) {
   ImportOptions opt;
   opt.fold_constants = o.optimization_level >= 1;
-  // The weights are read on as many threads as the session will run on.
-  opt.threads = o.intra_op_threads > 0 ? o.intra_op_threads : default_thread_pool().size();
+  opt.pool = &readers;
   return opt;
 }
 
 }  // namespace
 
-ImportedModel import_from_path(const char* path, const ProviderOptions& o) {
+ImportedModel import_from_path(const char* path, const ProviderOptions& o, ThreadPool& readers) {
   require_arg(path, "model_path");
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     api_fail(GEON_NOT_FOUND,
              std::string("model file '") + path + "' does not exist or is not a file");
-  return import_model_file(path, import_options(o));
+  return import_model_file(path, import_options(o, readers));
 }
 
 ImportedModel import_from_bytes(const void* bytes, size_t size, const char* base_dir,
-                                const ProviderOptions& o) {
+                                const ProviderOptions& o, ThreadPool& readers) {
   require_arg(bytes, "bytes");
   if (size == 0) api_fail(GEON_INVALID_ARGUMENT, "the model bytes are empty (size 0)");
-  ImportOptions opt = import_options(o);
+  ImportOptions opt = import_options(o, readers);
   if (base_dir) opt.base_dir = base_dir;
   return import_model_bytes(std::span(static_cast<const std::byte*>(bytes), size), opt);
 }

@@ -2,6 +2,7 @@
 #include "provider/src/session.h"
 
 #include "core/base/error.h"
+#include "core/engine/thread_pool.h"
 #include "core/runtime/partition.h"
 #include "provider/src/log.h"
 #include "provider/src/model_import.h"
@@ -88,7 +89,7 @@ void check_strict(const Graph& g, std::span<const KernelSet* const> sets) {
 
 // The part of make_session that compiles: its running out of memory is named so.
 std::unique_ptr<Session> compile_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
-                                         DeviceList devices) {
+                                         DeviceList devices, std::shared_ptr<ThreadPool> pool) {
   auto s = std::make_unique<Session>();
   s->options = o;
   s->devices = std::move(devices);
@@ -97,6 +98,7 @@ std::unique_ptr<Session> compile_session(std::shared_ptr<Graph> g, const Provide
   eo.profile = o.profiling;
   eo.arena_limit_bytes = o.arena_limit_bytes;
   eo.threads = o.intra_op_threads;
+  eo.pool = std::move(pool);
   // A weight every reader packed is dropped from the graph as soon as it is packed: the packed
   // copy replaces it rather than doubling the session's memory.
   Graph* graph_in = g.get();
@@ -135,7 +137,7 @@ SessionTable& session_table() {
 }
 
 std::unique_ptr<Session> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
-                                      DeviceList devices) {
+                                      DeviceList devices, std::shared_ptr<ThreadPool> pool) {
   if (devices.sets.empty())
     api_fail(GEON_UNSUPPORTED, "no kernel set is available: " + unavailable_text(devices));
   if (!devices.unavailable.empty())
@@ -146,18 +148,27 @@ std::unique_ptr<Session> make_session(std::shared_ptr<Graph> g, const ProviderOp
   // Running out of memory below is reported with the phase: compiling, or the rest.
   return out_of_memory_context(
       [] { return std::string("compiling the session"); },
-      [&] { return compile_session(std::move(g), o, std::move(devices)); });
+      [&] { return compile_session(std::move(g), o, std::move(devices), std::move(pool)); });
 }
 
 namespace {
 
 // The steps of create_session*, each naming itself when memory runs out.
+// import(readers) reads the model, its weights on `readers`: the session's own pool, made
+// first for that (intra_op_threads > 0), or the process-wide pool the session will run on.
 GeonSession* import_and_compile(const ProviderOptions& o, const auto& import) {
-  ImportedModel m =
-      out_of_memory_context([] { return std::string("importing the model"); }, import);
-  auto s = out_of_memory_context(
-      [] { return std::string("creating the session"); },
-      [&] { return make_session(std::move(m.graph), o, resolve_devices(o.devices)); });
+  std::shared_ptr<ThreadPool> pool;
+  if (o.intra_op_threads > 0)
+    pool = out_of_memory_context([] { return std::string("creating the session's thread pool"); },
+                                 [&] { return std::make_shared<ThreadPool>(o.intra_op_threads); });
+  ThreadPool& readers = pool ? *pool : default_thread_pool();
+  ImportedModel m = out_of_memory_context([] { return std::string("importing the model"); },
+                                          [&] { return import(readers); });
+  auto s = out_of_memory_context([] { return std::string("creating the session"); },
+                                 [&] {
+                                   return make_session(std::move(m.graph), o,
+                                                       resolve_devices(o.devices), std::move(pool));
+                                 });
   s->metadata = std::move(m.metadata);
   return out_of_memory_context([] { return std::string("registering the session's handle"); },
                                [&] { return session_table().add(std::move(s)); });
@@ -172,7 +183,8 @@ GeonStatus* create_session(const char* model_path, const GeonOptions* options,
     *out = nullptr;
     const std::shared_ptr<const ProviderOptions> held = options_or_default(options);
     const ProviderOptions& o = *held;
-    *out = import_and_compile(o, [&] { return import_from_path(model_path, o); });
+    *out = import_and_compile(
+        o, [&](ThreadPool& readers) { return import_from_path(model_path, o, readers); });
   });
 }
 
@@ -183,7 +195,9 @@ GeonStatus* create_session_from_bytes(const void* bytes, size_t size, const char
     *out = nullptr;
     const std::shared_ptr<const ProviderOptions> held = options_or_default(options);
     const ProviderOptions& o = *held;
-    *out = import_and_compile(o, [&] { return import_from_bytes(bytes, size, base_dir, o); });
+    *out = import_and_compile(o, [&](ThreadPool& readers) {
+      return import_from_bytes(bytes, size, base_dir, o, readers);
+    });
   });
 }
 

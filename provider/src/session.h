@@ -46,9 +46,11 @@ using SessionTable = HandleTable<GeonSession, Session, HandleKind::kSession>;
 SessionTable& session_table();
 
 // Compiles g for `devices` under the options (strict mode checked here, with a message per
-// node that the first set refuses).
+// node that the first set refuses). `pool`: the session's own pool when the caller made it
+// already (otherwise one of intra_op_threads is made, when that is > 0).
 std::unique_ptr<Session> make_session(std::shared_ptr<Graph> g, const ProviderOptions& o,
-                                      DeviceList devices);
+                                      DeviceList devices,
+                                      std::shared_ptr<ThreadPool> pool = nullptr);
 
 GeonStatus* create_session(const char* model_path, const GeonOptions* options,
                            GeonSession** out) noexcept;

@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "core/engine/thread_pool.h"
 #include "importer/initializer_reads.h"
 #include "importer/model_payloads.h"
 #include "tests/importer/proto_helpers.h"
@@ -81,9 +82,10 @@ void expect_many(const ImportedModel& im, int count) {
   }
 }
 
-ImportOptions read_ahead(int threads) {
+// Options that read ahead on `pool` whatever the payloads weigh.
+ImportOptions read_ahead(ThreadPool& pool) {
   ImportOptions o;
-  o.threads = threads;
+  o.pool = &pool;
   o.read_ahead_bytes = 0;
   return o;
 }
@@ -106,8 +108,9 @@ TEST(InitializerReads, ReadAheadOnlyWithThreadsAndEnoughBytes) {
     st.payloads = &reader;
     return importer::decode_cut_initializers(lean.graph(), st, "graph 'g'");
   };
-  EXPECT_TRUE(ahead(read_ahead(1)).empty()) << "one thread reads in order";
-  ImportOptions heavy = read_ahead(3);
+  ThreadPool one(1), three(3);
+  EXPECT_TRUE(ahead(read_ahead(one)).empty()) << "one thread reads in order";
+  ImportOptions heavy = read_ahead(three);
   heavy.read_ahead_bytes = total + 1;
   EXPECT_TRUE(ahead(heavy).empty()) << "payloads lighter than read_ahead_bytes are read in order";
   heavy.read_ahead_bytes = total;
@@ -128,8 +131,9 @@ TEST(InitializerReads, EveryInitializerHoldsItsBytesWhicheverThreadsReadIt) {
   const std::string path = dir.write("m.onnx", bytes).string();
   for (int threads : {1, 2, 4}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
-    expect_many(import_model_bytes(as_bytes(bytes), read_ahead(threads)), kCount);
-    expect_many(import_model_file(path, read_ahead(threads)), kCount);
+    ThreadPool pool(threads);
+    expect_many(import_model_bytes(as_bytes(bytes), read_ahead(pool)), kCount);
+    expect_many(import_model_file(path, read_ahead(pool)), kCount);
   }
 }
 
@@ -150,15 +154,20 @@ TEST(InitializerReads, AFailureIsRaisedAtItsInitializersTurn) {
   // first in the graph and is the one named, as when reading in order.
   g.mutable_initializer(6)->mutable_raw_data()->pop_back();
   g.mutable_initializer(16)->mutable_raw_data()->append("xx");
-  const std::string in_order = import_error(m, read_ahead(1));
+  ThreadPool one(1);
+  const std::string in_order = import_error(m, read_ahead(one));
   EXPECT_NE(in_order.find("initializer 'w6'"), std::string::npos) << in_order;
-  for (int threads : {2, 4}) EXPECT_EQ(import_error(m, read_ahead(threads)), in_order);
+  for (int threads : {2, 4}) {
+    ThreadPool pool(threads);
+    EXPECT_EQ(import_error(m, read_ahead(pool)), in_order);
+  }
 
   // An unnamed initializer before both is still what is reported.
   g.mutable_initializer(2)->clear_name();
-  const std::string unnamed = import_error(m, read_ahead(1));
+  const std::string unnamed = import_error(m, read_ahead(one));
   EXPECT_NE(unnamed.find("an initializer has no name"), std::string::npos) << unnamed;
-  EXPECT_EQ(import_error(m, read_ahead(3)), unnamed);
+  ThreadPool three(3);
+  EXPECT_EQ(import_error(m, read_ahead(three)), unnamed);
 }
 
 }  // namespace

@@ -212,7 +212,7 @@ std::string constant_outputs_model(int count, int64_t elements) {
   return model;
 }
 
-// 24 MB of weights: the importer reads them on the session's threads (ImportOptions::threads).
+// 24 MB of weights: the importer reads them on the session's pool (ImportOptions::pool).
 TEST(ProviderConcurrency, WeightsReadOnSeveralThreadsHoldTheModelsValues) {
   constexpr int kCount = 12;
   constexpr int64_t kElements = int64_t{1} << 19;
