@@ -19,9 +19,10 @@ namespace {
 
 class HostAllocator final : public Allocator {
  public:
+  explicit HostAllocator(HostPages pages) : pages_(pages) {}
   Device device() const override { return {}; }
   void* allocate(size_t bytes) override {
-    if (host_mapped(bytes)) return map_host(bytes);
+    if (host_mapped(bytes)) return map_host(bytes, pages_);
     // Zero-byte storages still get a distinct, valid pointer.
     void* p =
         ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t(kStorageAlignment), std::nothrow);
@@ -37,12 +38,20 @@ class HostAllocator final : public Allocator {
     }
     ::operator delete(p, std::align_val_t(kStorageAlignment));
   }
+
+ private:
+  HostPages pages_;
 };
 
 }  // namespace
 
 Allocator& host_allocator() {
-  static HostAllocator alloc;
+  static HostAllocator alloc(HostPages::kHuge);
+  return alloc;
+}
+
+Allocator& host_constants_allocator() {
+  static HostAllocator alloc(HostPages::kSmall);
   return alloc;
 }
 

@@ -1,5 +1,5 @@
-// Large host mappings: transparent huge pages, populated in one call, and a small cache of
-// released mappings reused by size.
+// Large host mappings: populated in one call, transparent huge pages where asked, and a small
+// cache of released mappings reused by size.
 #include "core/buffer/host_mapping.h"
 
 #include <sys/mman.h>
@@ -24,8 +24,9 @@ constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(th
 constexpr bool kSanitized = false;
 #endif
 
-// Page by page, the faults of a 400 MB model's weights took longer than reading them; one
-// huge page stands for 512 of them.
+// Faulted in page by page as they were first written, a 400 MB model's weights took longer
+// than reading them; populating a mapping in one call (and a huge page standing for 512 small
+// ones, where asked for) takes the per-fault cost away.
 constexpr size_t kThreshold = size_t{2} << 20;
 // Released mappings kept for reuse: a bounded amount, so that what a released session held
 // goes back to the system.
@@ -52,7 +53,7 @@ Cache& cache() {
 
 bool host_mapped(size_t bytes) { return !kSanitized && bytes >= kThreshold; }
 
-void* map_host(size_t bytes) {
+void* map_host(size_t bytes, HostPages pages) {
   {
     Cache& c = cache();
     std::lock_guard<std::mutex> lock(c.mu);
@@ -66,7 +67,8 @@ void* map_host(size_t bytes) {
   }
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) failed(bytes);
-  ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: refused where THP is off
+  if (pages == HostPages::kHuge)
+    ::madvise(p, bytes, MADV_HUGEPAGE);  // advice only: refused where THP is off
 #ifdef MADV_POPULATE_WRITE
   // Kernels before 5.14 do not know it: their pages fault in on first use. Running out of
   // memory here is a clean failure rather than a kill at first touch.

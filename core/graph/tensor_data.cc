@@ -29,7 +29,7 @@ std::shared_ptr<TensorData> make_tensor_data_for_overwrite(DType dtype, const Di
     fail(ErrorCode::kResourceExhausted, "tensor of shape " + to_string(t->desc) + " needs " +
                                             std::to_string(bytes) + " bytes, over the limit of " +
                                             std::to_string(max_bytes));
-  t->storage = std::make_shared<Storage>(host_allocator(), static_cast<size_t>(bytes));
+  t->storage = std::make_shared<Storage>(host_constants_allocator(), static_cast<size_t>(bytes));
   return t;
 }
 

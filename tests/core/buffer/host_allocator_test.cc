@@ -1,15 +1,23 @@
-// The host allocator: small storages from operator new, large ones (2 MiB and up) mapped on
-// their own. Both kinds hold what is written across their whole extent and are aligned for
-// every kernel; an allocation the system cannot give is a clear kResourceExhausted error.
+// The host allocators: small storages from operator new, large ones (2 MiB and up) mapped on
+// their own, advised for huge pages except the graph constants'. Both kinds hold what is written
+// across their whole extent and are aligned for every kernel; an allocation the system cannot
+// give is a clear kResourceExhausted error.
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/base/error.h"
 #include "core/buffer/buffer.h"
+#include "core/graph/tensor_data.h"
 
 namespace geon {
 namespace {
@@ -86,6 +94,54 @@ constexpr bool kSanitized = __has_feature(address_sanitizer) || __has_feature(th
 #else
 constexpr bool kSanitized = false;
 #endif
+
+// Whether the mapping holding p is advised for huge pages ("hg" in its VmFlags), or nullopt
+// when /proc/self/smaps does not say.
+std::optional<bool> advised_huge(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2) {  // a mapping's first line
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      std::istringstream flags(line.substr(8));
+      for (std::string f; flags >> f;)
+        if (f == "hg") return true;
+      return false;
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether this kernel takes huge-page advice at all (it refuses it where THP is not built in).
+bool kernel_takes_huge_page_advice() {
+  const size_t bytes = size_t{2} << 20;
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return false;
+  const bool ok = ::madvise(p, bytes, MADV_HUGEPAGE) == 0 && advised_huge(p) == true;
+  ::munmap(p, bytes);
+  return ok;
+}
+
+TEST(HostAllocator, LargeConstantsAreMappedWithSmallPagesAndOtherStoragesAdvisedHuge) {
+  if (kSanitized) GTEST_SKIP() << "sanitizer builds take every storage from the heap";
+  if (!kernel_takes_huge_page_advice())
+    GTEST_SKIP() << "this kernel refuses MADV_HUGEPAGE or does not show VmFlags in smaps";
+  // Sizes no other test releases, so that neither comes from the cache of released mappings
+  // (which hands back whatever pages the released one had).
+  Storage working(host_allocator(), (size_t{6} << 20) + 3 * 4096);
+  Storage constant(host_constants_allocator(), (size_t{6} << 20) + 5 * 4096);
+  auto folded = make_tensor_data_for_overwrite(DType::kFloat, {(int64_t{6} << 18) + 7 * 1024});
+  EXPECT_EQ(advised_huge(working.data()), true);
+  EXPECT_EQ(advised_huge(constant.data()), false);
+  EXPECT_EQ(advised_huge(folded->storage->data()), false) << "graph constants' storage";
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(constant.data()) % kStorageAlignment, 0u);
+  expect_holds_pattern(working, 3);
+  expect_holds_pattern(constant, 4);
+  expect_holds_pattern(*folded->storage, 5);
+}
 
 TEST(HostAllocator, AnAllocationBeyondTheAddressSpaceIsResourceExhausted) {
   if (kSanitized)
