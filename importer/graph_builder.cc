@@ -261,7 +261,7 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
   const bool cut =
       &gp == st.cut_graph && st.cut && st.cut->size() == static_cast<size_t>(gp.initializer_size());
   std::vector<DecodedInitializer> ahead;
-  if (cut) ahead = decode_cut_initializers(gp, st, gwhere);
+  if (cut) ahead = decode_initializers_ahead(gp, st, gwhere);
   for (int i = 0; i < gp.initializer_size(); ++i) {
     const onnx::TensorProto& t = gp.initializer(i);
     if (t.name().empty())

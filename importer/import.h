@@ -30,9 +30,9 @@ struct ImportOptions {
   // Use the model's value_info and declared output types where a rule leaves a shape unknown.
   // Tests turn this off to measure the rules' own inference.
   bool trust_value_info = true;
-  // The pool that reads the main graph's initializers from the model's bytes when they weigh
-  // at least read_ahead_bytes (the session's: the provider makes it before importing). Null, or
-  // a pool of one thread: the importing thread reads them in order.
+  // The pool that reads the main graph's initializers (from the model's bytes or external files)
+  // when they weigh at least read_ahead_bytes (the session's: the provider makes it before
+  // importing). Null, or a pool of one thread: the importing thread reads them in order.
   ThreadPool* pool = nullptr;
   int64_t read_ahead_bytes = int64_t{16} << 20;
 };

@@ -1,9 +1,10 @@
-// Cut payloads read on the session's pool: one initializer a part, the largest first.
+// Initializer payloads read on the session's pool: one initializer a part, the largest first.
 #include "importer/initializer_reads.h"
 
 #include <algorithm>
 #include <atomic>
 
+#include "core/dtype/dtype.h"
 #include "core/engine/thread_pool.h"
 #include "importer/proto.h"
 
@@ -13,23 +14,46 @@ std::string initializer_where(const std::string& graph_where, const onnx::Tensor
   return graph_where + ": initializer '" + t.name() + "'";
 }
 
-std::vector<DecodedInitializer> decode_cut_initializers(const onnx::GraphProto& gp,
-                                                        const BuildState& st,
-                                                        const std::string& graph_where) {
+namespace {
+
+// What t's external data weighs as its dtype and dims tell, to order the reads and weigh them
+// against the threshold; 0 where they tell nothing sound (decoding t then says what is wrong).
+int64_t external_bytes(const onnx::TensorProto& t) {
+  const std::optional<DType> dtype = dtype_from_onnx(t.data_type());
+  if (!dtype || *dtype == DType::kString) return 0;
+  constexpr int64_t kBound = int64_t{1} << 50;  // no tensor this large reads; no overflow below
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || (d > 0 && n > kBound / d)) return 0;
+    n *= d;
+  }
+  return dtype_bytes_for(*dtype, n);
+}
+
+}  // namespace
+
+std::vector<DecodedInitializer> decode_initializers_ahead(const onnx::GraphProto& gp,
+                                                          const BuildState& st,
+                                                          const std::string& graph_where) {
   const std::vector<std::optional<Payload>>& cut = *st.cut;
   std::vector<int> order;
+  std::vector<int64_t> weight(cut.size(), 0);
   int64_t total = 0;
-  for (int i = 0; i < static_cast<int>(cut.size()); ++i)
-    if (cut[i]) {
-      order.push_back(i);
-      total += cut[i]->size;
-    }
+  for (int i = 0; i < static_cast<int>(cut.size()); ++i) {
+    if (cut[i])
+      weight[i] = cut[i]->size;
+    else if (gp.initializer(i).data_location() == onnx::TensorProto::EXTERNAL)
+      weight[i] = external_bytes(gp.initializer(i));
+    else
+      continue;
+    order.push_back(i);
+    total = std::min(total + weight[i], int64_t{1} << 62);
+  }
   ThreadPool* pool = st.opt->pool;
   if (!pool || pool->size() < 2 || order.size() < 2 || total < st.opt->read_ahead_bytes) return {};
   // Largest first: the pool hands out parts in order, so no thread is left with one big tensor
   // when the rest are done.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return cut[a]->size > cut[b]->size; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weight[a] > weight[b]; });
 
   std::vector<DecodedInitializer> out(cut.size());
   std::atomic<bool> failed{false};
@@ -39,9 +63,10 @@ std::vector<DecodedInitializer> decode_cut_initializers(const onnx::GraphProto& 
       if (failed.load(std::memory_order_relaxed)) return;
       const int i = order[k];
       const onnx::TensorProto& t = gp.initializer(i);
-      const CutRawData raw{st.payloads, *cut[i]};
+      const CutRawData raw{st.payloads, cut[i].value_or(Payload{})};
       try {
-        out[i].data = decode_tensor(t, st.opt->base_dir, initializer_where(graph_where, t), &raw);
+        out[i].data = decode_tensor(t, st.opt->base_dir, initializer_where(graph_where, t),
+                                    cut[i] ? &raw : nullptr);
       } catch (...) {
         // The in-order loop raises it; what is not decoded by then it decodes itself.
         out[i].error = std::current_exception();

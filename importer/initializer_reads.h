@@ -1,7 +1,8 @@
-// The main graph's cut initializer payloads (model_payloads.h) decoded on the session's thread
-// pool before the graph is built. Reading a large model's weights is page faults and copies,
-// which threads share well; each tensor is decoded as the in-order loop would, and a failure is
-// kept for that loop to raise at the initializer's turn, so messages and their order stay.
+// The main graph's initializer payloads, cut (model_payloads.h) or in external files, decoded on
+// the session's thread pool before the graph is built. Reading a large model's weights is page
+// faults and copies, which threads share well; each tensor is decoded as the in-order loop
+// would, and a failure is kept for that loop to raise at the initializer's turn, so messages and
+// their order stay.
 #pragma once
 
 #include <exception>
@@ -17,16 +18,18 @@ namespace geon::importer {
 std::string initializer_where(const std::string& graph_where, const onnx::TensorProto& t);
 
 // An initializer decoded ahead: its data, or what decoding it threw. Neither when it was not
-// decoded ahead (no cut payload, or another one failed first): the caller decodes it in turn.
+// decoded ahead (its data in the message, or another one failed first): the caller decodes it
+// in turn.
 struct DecodedInitializer {
   std::shared_ptr<TensorData> data;
   std::exception_ptr error;
 };
 
-// One entry per initializer of gp, which is st.cut_graph with its payloads cut; empty when
-// reading them ahead is not worth threads (ImportOptions::pool, read_ahead_bytes).
-std::vector<DecodedInitializer> decode_cut_initializers(const onnx::GraphProto& gp,
-                                                        const BuildState& st,
-                                                        const std::string& graph_where);
+// One entry per initializer of gp, which is st.cut_graph with its payloads cut: those with a cut
+// payload or external data are decoded. Empty when reading them ahead is not worth threads
+// (ImportOptions::pool, read_ahead_bytes: external data weighed by its dtype and dims).
+std::vector<DecodedInitializer> decode_initializers_ahead(const onnx::GraphProto& gp,
+                                                          const BuildState& st,
+                                                          const std::string& graph_where);
 
 }  // namespace geon::importer

@@ -1,7 +1,8 @@
-// The main graph's cut initializer payloads read ahead on threads (importer/initializer_reads.h):
-// taken only when threads were asked for and the payloads weigh enough, every initializer's
-// dtype, shape and bytes as written by the test whichever way it was read (file or bytes, one
-// thread or four), and a failure raised at its initializer's turn with the in-order message.
+// The main graph's initializer payloads, cut or in external files, read ahead on threads
+// (importer/initializer_reads.h): taken only when threads were asked for and the payloads weigh
+// enough, every initializer's dtype, shape and bytes as written by the test whichever way it was
+// read (file or bytes, one thread or four), and a failure raised at its initializer's turn with
+// the in-order message.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -90,31 +91,38 @@ ImportOptions read_ahead(ThreadPool& pool) {
   return o;
 }
 
+// decode_initializers_ahead on the model `bytes`, split as the importer splits them.
+std::vector<importer::DecodedInitializer> ahead_of(const std::string& bytes,
+                                                   const ImportOptions& o) {
+  const auto split = importer::split_initializer_payloads(as_bytes(bytes));
+  EXPECT_TRUE(split);
+  onnx::ModelProto lean;
+  EXPECT_TRUE(split && lean.ParseFromString(split->lean));
+  if (!split) return {};
+  const importer::PayloadReader reader = importer::PayloadReader::of_bytes(as_bytes(bytes));
+  importer::BuildState st;
+  st.opt = &o;
+  st.cut_graph = &lean.graph();
+  st.cut = &split->initializers;
+  st.payloads = &reader;
+  return importer::decode_initializers_ahead(lean.graph(), st, "graph 'g'");
+}
+
 TEST(InitializerReads, ReadAheadOnlyWithThreadsAndEnoughBytes) {
   const std::string bytes = serialize(many_initializers(12));
   const auto split = importer::split_initializer_payloads(as_bytes(bytes));
   ASSERT_TRUE(split);
-  onnx::ModelProto lean;
-  ASSERT_TRUE(lean.ParseFromString(split->lean));
-  const importer::PayloadReader reader = importer::PayloadReader::of_bytes(as_bytes(bytes));
   int64_t total = 0;
   for (const auto& p : split->initializers) total += p ? p->size : 0;
 
-  const auto ahead = [&](ImportOptions o) {
-    importer::BuildState st;
-    st.opt = &o;
-    st.cut_graph = &lean.graph();
-    st.cut = &split->initializers;
-    st.payloads = &reader;
-    return importer::decode_cut_initializers(lean.graph(), st, "graph 'g'");
-  };
   ThreadPool one(1), three(3);
-  EXPECT_TRUE(ahead(read_ahead(one)).empty()) << "one thread reads in order";
+  EXPECT_TRUE(ahead_of(bytes, read_ahead(one)).empty()) << "one thread reads in order";
   ImportOptions heavy = read_ahead(three);
   heavy.read_ahead_bytes = total + 1;
-  EXPECT_TRUE(ahead(heavy).empty()) << "payloads lighter than read_ahead_bytes are read in order";
+  EXPECT_TRUE(ahead_of(bytes, heavy).empty())
+      << "payloads lighter than read_ahead_bytes are read in order";
   heavy.read_ahead_bytes = total;
-  const auto got = ahead(heavy);
+  const auto got = ahead_of(bytes, heavy);
   ASSERT_EQ(got.size(), 12u);
   for (int k = 0; k < 12; ++k) {
     EXPECT_FALSE(got[k].error) << k;
@@ -168,6 +176,112 @@ TEST(InitializerReads, AFailureIsRaisedAtItsInitializersTurn) {
   EXPECT_NE(unnamed.find("an initializer has no name"), std::string::npos) << unnamed;
   ThreadPool three(3);
   EXPECT_EQ(import_error(m, read_ahead(three)), unnamed);
+}
+
+// A model of `count` float initializers, initializer k holding pattern(k) over k * 53 % 900 + 1
+// elements: every fifth as raw_data in the model, the others in one of three files beside it,
+// one after another (every fourth with its length written, the others read to what the shape
+// needs). files[f] is what file "d<f>.bin" holds.
+struct ExternalModel {
+  onnx::ModelProto model;
+  std::string files[3];
+};
+
+int64_t external_elements(int k) { return k * 53 % 900 + 1; }
+
+ExternalModel external_initializers(int count) {
+  ExternalModel out{model(), {}};
+  auto& g = *out.model.mutable_graph();
+  for (int k = 0; k < count; ++k) {
+    auto* t = g.add_initializer();
+    t->set_name("w" + std::to_string(k));
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(external_elements(k));
+    const std::string data = pattern(k, static_cast<size_t>(external_elements(k) * 4));
+    add_output(g, t->name());
+    if (k % 5 == 0) {
+      t->set_raw_data(data);
+      continue;
+    }
+    std::string& file = out.files[k % 3];
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    const auto key = [&](const std::string& name, const std::string& value) {
+      auto* e = t->add_external_data();
+      e->set_key(name);
+      e->set_value(value);
+    };
+    key("location", "d" + std::to_string(k % 3) + ".bin");
+    key("offset", std::to_string(file.size()));
+    if (k % 4 == 0) key("length", std::to_string(data.size()));
+    file += data;
+  }
+  return out;
+}
+
+// The model and its files written to dir; the model's path.
+std::string write_external(const TempDir& dir, const ExternalModel& em) {
+  for (int f = 0; f < 3; ++f) dir.write("d" + std::to_string(f) + ".bin", em.files[f]);
+  return dir.write("m.onnx", serialize(em.model)).string();
+}
+
+TEST(InitializerReads, ExternalDataIsReadAheadAndEachInitializerHoldsItsBytes) {
+  constexpr int kCount = 40;
+  const ExternalModel em = external_initializers(kCount);
+  TempDir dir;
+  const std::string path = write_external(dir, em);
+
+  // External data counts towards read_ahead_bytes by what its dtype and dims say it weighs.
+  int64_t total = 0;
+  for (int k = 0; k < kCount; ++k) total += external_elements(k) * 4;
+  ThreadPool three(3);
+  ImportOptions o = read_ahead(three);
+  o.base_dir = dir.path().string();
+  o.read_ahead_bytes = total + 1;
+  const std::string bytes = serialize(em.model);
+  EXPECT_TRUE(ahead_of(bytes, o).empty());
+  o.read_ahead_bytes = total;
+  const auto got = ahead_of(bytes, o);
+  ASSERT_EQ(got.size(), static_cast<size_t>(kCount));
+  for (int k = 0; k < kCount; ++k) {
+    EXPECT_FALSE(got[k].error) << k;
+    EXPECT_TRUE(got[k].data) << k << " was left to the in-order loop";
+  }
+
+  for (int threads : {1, 2, 4}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    ThreadPool pool(threads);
+    const ImportedModel im = import_model_file(path, read_ahead(pool));
+    for (int k = 0; k < kCount; ++k) {
+      const std::string name = "w" + std::to_string(k);
+      const TensorData& d = *im.graph->value(im.graph->find(name)).data;
+      ASSERT_EQ(d.elements(), external_elements(k)) << name;
+      const std::string want = pattern(k, static_cast<size_t>(external_elements(k) * 4));
+      EXPECT_TRUE(std::string(reinterpret_cast<const char*>(d.bytes()), want.size()) == want)
+          << name << " does not hold its bytes";
+    }
+  }
+}
+
+TEST(InitializerReads, AnExternalDataFailureIsRaisedAtItsInitializersTurn) {
+  ExternalModel em = external_initializers(30);
+  auto& g = *em.model.mutable_graph();
+  // w7 names a file that is not there; w16, the largest and read first, a length the shape
+  // does not take. w7 comes first in the graph and is the one named, as when reading in order.
+  g.mutable_initializer(7)->mutable_external_data(0)->set_value("missing.bin");
+  ASSERT_EQ(g.initializer(16).external_data(2).key(), "length");
+  g.mutable_initializer(16)->mutable_external_data(2)->set_value("4");
+  TempDir dir;
+  write_external(dir, em);
+  const auto error_with = [&](int threads) {
+    ThreadPool pool(threads);
+    ImportOptions o = read_ahead(pool);
+    o.base_dir = dir.path().string();
+    return import_error(em.model, o);
+  };
+  const std::string in_order = error_with(1);
+  EXPECT_NE(in_order.find("initializer 'w7'"), std::string::npos) << in_order;
+  EXPECT_NE(in_order.find("missing.bin"), std::string::npos) << in_order;
+  for (int threads : {2, 4}) EXPECT_EQ(error_with(threads), in_order);
 }
 
 }  // namespace
