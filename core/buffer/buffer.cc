@@ -50,6 +50,9 @@ Allocator& host_allocator() {
   return alloc;
 }
 
+// A packed copy often reuses its constant's released mapping, small pages and all: runs that
+// stream 32 MB of packed weights measured about 1.5% slower for it, where a fresh huge mapping
+// would add some 70 ms to the session's creation on memory its host took back.
 Allocator& host_constants_allocator() {
   static HostAllocator alloc(HostPages::kSmall);
   return alloc;
