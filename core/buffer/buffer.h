@@ -41,7 +41,7 @@ Allocator& host_allocator();
 // page is cheap to fault in on bare metal but on a virtual machine whose host takes freed memory
 // back (free page reporting) it cost several times its 512 small ones, and the weights'
 // copy of a first session in a process met only such memory (BERT-base created in 0.7-1.2 s
-// with huge pages, 0.2-0.27 s with small ones; run times level within noise).
+// with huge pages, 0.2-0.27 s with small ones). What that costs a run: see buffer.cc.
 Allocator& host_constants_allocator();
 
 // Allocators by device, so code above the backends can find a device's allocator without
