@@ -267,15 +267,13 @@ std::shared_ptr<Graph> build_graph(const onnx::GraphProto& gp, const Graph* pare
     if (t.name().empty())
       fail(ErrorCode::kInvalidArgument, gwhere + ": an initializer has no name");
     const std::string where = initializer_where(gwhere, t);
-    std::optional<CutRawData> raw;
-    if (cut && (*st.cut)[i]) raw = CutRawData{st.payloads, *(*st.cut)[i]};
     try {
       std::shared_ptr<TensorData> data;
       if (!ahead.empty()) {
         if (ahead[i].error) std::rethrow_exception(ahead[i].error);
         data = std::move(ahead[i].data);
       }
-      if (!data) data = decode_tensor(t, st.opt->base_dir, where, raw ? &*raw : nullptr);
+      if (!data) data = decode_initializer(t, st, cut ? (*st.cut)[i] : std::nullopt, where);
       g->add_value(constant_value(t.name(), std::move(data), *g));
     } catch (const std::bad_alloc&) {
       fail(ErrorCode::kResourceExhausted, "out of memory while reading " + where);

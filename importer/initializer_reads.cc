@@ -3,7 +3,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <limits>
+#include <span>
 
+#include "core/base/error.h"
+#include "core/desc/desc.h"
 #include "core/dtype/dtype.h"
 #include "core/engine/thread_pool.h"
 #include "importer/proto.h"
@@ -14,6 +18,13 @@ std::string initializer_where(const std::string& graph_where, const onnx::Tensor
   return graph_where + ": initializer '" + t.name() + "'";
 }
 
+std::shared_ptr<TensorData> decode_initializer(const onnx::TensorProto& t, const BuildState& st,
+                                               const std::optional<Payload>& cut,
+                                               const std::string& where) {
+  const CutRawData raw{st.payloads, cut.value_or(Payload{})};
+  return decode_tensor(t, st.opt->base_dir, where, cut ? &raw : nullptr);
+}
+
 namespace {
 
 // What t's external data weighs as its dtype and dims tell, to order the reads and weigh them
@@ -21,13 +32,11 @@ namespace {
 int64_t external_bytes(const onnx::TensorProto& t) {
   const std::optional<DType> dtype = dtype_from_onnx(t.data_type());
   if (!dtype || *dtype == DType::kString) return 0;
-  constexpr int64_t kBound = int64_t{1} << 50;  // no tensor this large reads; no overflow below
-  int64_t n = 1;
-  for (int64_t d : t.dims()) {
-    if (d < 0 || (d > 0 && n > kBound / d)) return 0;
-    n *= d;
+  try {
+    return dtype_bytes_for(*dtype, element_count(std::span(t.dims().data(), t.dims().size())));
+  } catch (const Error&) {  // a negative dim, or a count that overflows
+    return 0;
   }
-  return dtype_bytes_for(*dtype, n);
 }
 
 }  // namespace
@@ -47,7 +56,7 @@ std::vector<DecodedInitializer> decode_initializers_ahead(const onnx::GraphProto
     else
       continue;
     order.push_back(i);
-    total = std::min(total + weight[i], int64_t{1} << 62);
+    total = std::min(total, std::numeric_limits<int64_t>::max() - weight[i]) + weight[i];
   }
   ThreadPool* pool = st.opt->pool;
   if (!pool || pool->size() < 2 || order.size() < 2 || total < st.opt->read_ahead_bytes) return {};
@@ -63,10 +72,8 @@ std::vector<DecodedInitializer> decode_initializers_ahead(const onnx::GraphProto
       if (failed.load(std::memory_order_relaxed)) return;
       const int i = order[k];
       const onnx::TensorProto& t = gp.initializer(i);
-      const CutRawData raw{st.payloads, cut[i].value_or(Payload{})};
       try {
-        out[i].data = decode_tensor(t, st.opt->base_dir, initializer_where(graph_where, t),
-                                    cut[i] ? &raw : nullptr);
+        out[i].data = decode_initializer(t, st, cut[i], initializer_where(graph_where, t));
       } catch (...) {
         // The in-order loop raises it; what is not decoded by then it decodes itself.
         out[i].error = std::current_exception();

@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,12 @@ namespace geon::importer {
 
 // How messages name initializer t of the graph that `graph_where` names.
 std::string initializer_where(const std::string& graph_where, const onnx::TensorProto& t);
+
+// Initializer t decoded as the importer decodes it: from its cut payload when it has one (read
+// through st.payloads), else from the message or its external file; errors name `where`.
+std::shared_ptr<TensorData> decode_initializer(const onnx::TensorProto& t, const BuildState& st,
+                                               const std::optional<Payload>& cut,
+                                               const std::string& where);
 
 // An initializer decoded ahead: its data, or what decoding it threw. Neither when it was not
 // decoded ahead (its data in the message, or another one failed first): the caller decodes it
