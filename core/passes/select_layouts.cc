@@ -1,8 +1,8 @@
 // Which values select_layouts marks: a value is eligible when it is a float (or, between
 // quantized convolutions, 8-bit) intermediate of rank 4 or 5 whose producer and every reader are
 // nodes that read their data through strides (convolutions, pooling, BatchNormalization,
-// elementwise); eligible values connected to each other through such nodes form a run, and runs
-// that touch a convolution are marked.
+// elementwise, Quantize/DequantizeLinear); eligible values connected to each other through such
+// nodes form a run, and runs that touch a convolution are marked.
 #include "core/passes/select_layouts.h"
 
 #include <numeric>
@@ -24,6 +24,14 @@ bool is_elementwise(const std::string& op) {
   return kOps.count(op) > 0;
 }
 
+// Quantize/DequantizeLinear read through strides, but their fast per-tensor loop needs X and Y
+// laid out alike (the general path goes through doubles, ~100x slower): both sides of one are
+// channels-last or neither is. The last QConv of a network then writes its 8-bit output
+// channels-last for the DequantizeLinear and pooling after it, rather than through a copy.
+bool converts_type(const Node& n) {
+  return passes::onnx_domain(n) && (n.op == "QuantizeLinear" || n.op == "DequantizeLinear");
+}
+
 Role role(const Node& n) {
   if (n.domain == "geon") {
     if (n.op == "FusedConv" || n.op == "QConv") return Role::kConv;
@@ -33,7 +41,8 @@ Role role(const Node& n) {
   if (!passes::onnx_domain(n)) return Role::kOther;
   if (n.op == "Conv" || n.op == "ConvTranspose") return Role::kConv;
   if (n.op == "MaxPool" || n.op == "AveragePool" || n.op == "GlobalMaxPool" ||
-      n.op == "GlobalAveragePool" || n.op == "BatchNormalization" || is_elementwise(n.op))
+      n.op == "GlobalAveragePool" || n.op == "BatchNormalization" || is_elementwise(n.op) ||
+      converts_type(n))
     return Role::kAgnostic;
   return Role::kOther;
 }
@@ -47,6 +56,11 @@ std::vector<int> data_ports(const Graph& g, const Node& n) {
   };
   const bool conv = role(n) == Role::kConv;
   const bool bn_or_pool = n.op.find("Pool") != std::string::npos || n.op == "BatchNormalization";
+  if (converts_type(n)) {
+    add(n.inputs, 0);
+    add(n.outputs, 0);
+    return ports;
+  }
   if (conv || bn_or_pool) {
     add(n.inputs, 0);
     if (n.op == "FusedConv") add(n.inputs, 3);
@@ -100,6 +114,18 @@ int select_layouts(Graph& g) {
     if (other_reader[v] || uses.readers[v] != readers[v]) continue;
     if (role(g.nodes[val.producer]) == Role::kOther) continue;
     eligible[v] = true;
+  }
+  // A type conversion's X and Y are both eligible or neither (see converts_type); dropping one
+  // may drop the other side of a neighbouring conversion, so until nothing changes.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Node& n : g.nodes) {
+      if (!converts_type(n)) continue;
+      const std::vector<int> ports = data_ports(g, n);
+      if (ports.size() != 2 || eligible[ports[0]] == eligible[ports[1]]) continue;
+      eligible[ports[0]] = eligible[ports[1]] = false;
+      changed = true;
+    }
   }
   // Runs: eligible values joined through the nodes whose data ports they are.
   std::vector<int> parent(nv);

@@ -86,5 +86,42 @@ TEST(SelectLayouts, OnlyFloatValuesOfRankFourOrFive) {
   EXPECT_EQ(select_layouts(b.graph()), 0);  // 1-D convolution data has nothing to gain
 }
 
+// Quantize/DequantizeLinear join a run only with both their X and Y in it: their fast loop needs
+// the two laid out alike, so one side channels-last and the other row-major would send them down
+// the slow general path.
+TEST(SelectLayouts, TypeConversionsJoinARunOnlyWithBothSides) {
+  const auto chain = [](ExecBuilder& b, const std::string& last_op, DType last_type,
+                        std::vector<Dim> last) {
+    const int x = b.input("x", DType::kFloat, {1, 2, 4, 4});
+    const int w = b.constant("w", float_data({2, 2, 1, 1}, std::vector<float>(4, 0.5f)));
+    const int s = b.constant("s", float_data({}, {0.1f}));
+    const int c = b.node("Conv", {x, w}, "c", DType::kFloat, {1, 2, 4, 4});
+    const int q = b.node("QuantizeLinear", {c, s}, "q", DType::kUInt8, {1, 2, 4, 4});
+    const int d = b.node("DequantizeLinear", {q, s}, "d", DType::kFloat, {1, 2, 4, 4});
+    b.output(b.node(last_op, {d}, "y", last_type, last));
+    return std::vector<int>{c, q, d};
+  };
+  // Conv -> Q -> DQ -> GlobalAveragePool: all three intermediates in the conv's run.
+  ExecBuilder pooled;
+  const std::vector<int> in_run = chain(pooled, "GlobalAveragePool", DType::kFloat, {1, 2, 1, 1});
+  EXPECT_EQ(select_layouts(pooled.graph()), 3);
+  for (int v : in_run) EXPECT_EQ(pooled.graph().values[v].layout, kNhwc) << v;
+  // ... -> DQ -> Flatten: Flatten wants DQ's Y row-major, so DQ's X stays row-major too, and
+  // with it Q's X, the conv's output.
+  ExecBuilder flat;
+  const std::vector<int> left = chain(flat, "Flatten", DType::kFloat, {1, 32});
+  EXPECT_EQ(select_layouts(flat.graph()), 0);
+  for (int v : left) EXPECT_TRUE(flat.graph().values[v].layout.empty()) << v;
+  // A graph input never changes layout, so the Y of a conversion reading one stays row-major.
+  ExecBuilder from_input;
+  const int x = from_input.input("x", DType::kFloat, {1, 2, 4, 4});
+  const int s = from_input.constant("s", float_data({}, {0.1f}));
+  const int w = from_input.constant("w", float_data({2, 2, 1, 1}, std::vector<float>(4, 0.5f)));
+  const int q = from_input.node("QuantizeLinear", {x, s}, "q", DType::kUInt8, {1, 2, 4, 4});
+  const int d = from_input.node("DequantizeLinear", {q, s}, "d", DType::kFloat, {1, 2, 4, 4});
+  from_input.output(from_input.node("Conv", {d, w}, "y", DType::kFloat, {1, 2, 4, 4}));
+  EXPECT_EQ(select_layouts(from_input.graph()), 0);
+}
+
 }  // namespace
 }  // namespace geon

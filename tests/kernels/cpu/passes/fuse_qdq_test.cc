@@ -9,6 +9,7 @@
 
 #include "core/passes/graph_edit.h"
 #include "core/passes/select_layouts.h"
+#include "kernels/cpu/dnnl/ops.h"
 #include "tests/kernels/cpu/passes/pass_test_util.h"
 
 namespace geon::cpu::testing {
@@ -401,6 +402,48 @@ TEST(FuseQdq, EightBitValuesBetweenQConvsAreChannelsLast) {
   EXPECT_EQ(select_layouts(b.g), 1);
   EXPECT_EQ(b.g.value(c.y).layout, (std::vector<int>{0, 2, 3, 1}));
   EXPECT_TRUE(b.g.value(c.x).layout.empty());
+}
+
+// The network's last QConv feeds a DequantizeLinear and a pooling (a ResNet's tail): its 8-bit
+// output stays channels-last through the DequantizeLinear, so the QConv writes it in place, with
+// no copy out of its channels-last work buffer, and the pooled floats are those of the bytes the
+// QConv gives as a graph output (averaged here by a plain loop).
+TEST(FuseQdq, DequantizeLinearAfterTheLastQConvReadsItsChannelsLastOutput) {
+  QdqConv plain = qdq_conv();
+  ASSERT_EQ(fuse_qdq(plain.b.g, cpu_sets()).convs, 1);
+  const std::vector<uint8_t> xs = [] {
+    std::vector<uint8_t> v(static_cast<size_t>(element_count(kX)));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<uint8_t>(i * 53 % 256);
+    return v;
+  }();
+  const std::vector<uint8_t> y = run_u8(plain.b.g, {xs});  // row-major (N, C, H, W)
+
+  QdqConv c = qdq_conv();
+  Builder& b = c.b;
+  const int d = dq(b, c.y, c.yp, kY);
+  const int pooled = b.node("GlobalAveragePool", {d}, DType::kFloat, {1, 4, 1, 1});
+  b.g.outputs = {pooled};
+  ASSERT_EQ(fuse_qdq(b.g, cpu_sets()).convs, 1);
+  Graph laid_out = b.g;
+  EXPECT_EQ(select_layouts(laid_out), 2);
+  EXPECT_EQ(laid_out.value(c.y).layout, (std::vector<int>{0, 2, 3, 1}));
+  EXPECT_EQ(laid_out.value(d).layout, (std::vector<int>{0, 2, 3, 1}));
+
+  auto exe = Executable::compile(std::make_shared<Graph>(laid_out), cpu_sets());
+  const TensorRef in{row_major(DType::kUInt8, kX), const_cast<uint8_t*>(xs.data()), Device{}};
+  const int64_t copies = dnnl_qconv_copies();
+  const std::vector<OwnedTensor> outs = exe->run(std::vector<TensorRef>{in}, std::vector<int>{0});
+  // X, a row-major graph input, is the one copy (into the channels-last layout oneDNN reads).
+  EXPECT_EQ(dnnl_qconv_copies() - copies, 1);
+  ASSERT_EQ(element_count(outs.at(0).desc), 4);
+  const auto* got = static_cast<const float*>(outs.at(0).data());
+  const int64_t pixels = kY[2] * kY[3];
+  for (int64_t k = 0; k < 4; ++k) {
+    double sum = 0;
+    for (int64_t p = 0; p < pixels; ++p)
+      sum += (y[static_cast<size_t>(k * pixels + p)] - 10) * 0.05;
+    EXPECT_NEAR(got[k], sum / static_cast<double>(pixels), 1e-5) << "channel " << k;
+  }
 }
 
 }  // namespace
