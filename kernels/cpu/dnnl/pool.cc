@@ -9,6 +9,7 @@
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
+#include <vector>
 
 #include "core/base/error.h"
 #include "core/buffer/buffer.h"
@@ -112,6 +113,28 @@ struct Entry {
 };
 
 constexpr size_t kMaxCachedPrimitives = 64;
+// Pooling over fewer input elements than this a part is not worth another thread.
+constexpr double kMinElementsPerPart = 1 << 16;
+
+// Output rows [first, last) of the first spatial dim: the input rows their windows read,
+// clipped to the input, and the geometry of the block, whose pads are what the clipping left of
+// the real ones (none between blocks).
+struct RowBlock {
+  int64_t x_first = 0;
+  PoolGeometry geo;
+};
+RowBlock row_block(const PoolGeometry& g, int64_t first, int64_t last) {
+  const int64_t extent = (g.kernel[0] - 1) * g.dilations[0] + 1;
+  const int64_t lo = first * g.strides[0] - g.pad_begin[0];
+  const int64_t hi = (last - 1) * g.strides[0] - g.pad_begin[0] + extent;  // past the last
+  RowBlock b{std::max<int64_t>(lo, 0), g};
+  const int64_t x_last = std::min(hi, g.in[0]);
+  b.geo.in[0] = x_last - b.x_first;
+  b.geo.out[0] = last - first;
+  b.geo.pad_begin[0] = b.x_first - lo;
+  b.geo.pad_end[0] = hi - x_last;
+  return b;
+}
 
 // One node's pooling: the window is fixed, primitives are cached per run geometry and layouts.
 class DnnlPool {
@@ -173,17 +196,25 @@ class DnnlPool {
       e = primitive(xd, yd, g);
       if (!e->prim) return false;
     }
-    // Images across the pool (several images only: one image is a single call), each block
-    // one primitive call on its thread; equal blocks have at most two batch lengths.
+    if (xd.shape[0] == 1 && xd.rank() >= 3)
+      run_rows(*e, xd, xp, yd, yp, g);
+    else if (!run_images(e, xd, xp, yd, yp, g))
+      return false;
+    copy_back();
+    return true;
+  }
+
+ private:
+  // Images across the pool, each block one primitive call on its thread; equal blocks have at
+  // most two batch lengths. False when oneDNN refuses a block's primitive.
+  bool run_images(const std::shared_ptr<const Entry>& e, const TensorDesc& xd, const void* xp,
+                  const TensorDesc& yd, void* yp, const PoolGeometry& g) const {
     const int64_t images = xd.shape[0];
-    const int parts = dnnl_parts(images, double(element_count(xd)), 1 << 16);
-    std::shared_ptr<const Entry> blocks[2];
+    const int parts = dnnl_parts(images, double(element_count(xd)), kMinElementsPerPart);
     for (int i = 0; i < 2; ++i) {
       const int64_t count = i ? (images + parts - 1) / parts : images / parts;
       if (count == 0 || count == images) continue;
-      TensorDesc bx = narrow(xd, 0, 0, count), by = narrow(yd, 0, 0, count);
-      blocks[i] = primitive(bx, by, g);
-      if (!blocks[i]->prim) return false;
+      if (!primitive(narrow(xd, 0, 0, count), narrow(yd, 0, 0, count), g)->prim) return false;
     }
     dnnl_parallel(images, parts, [&](int64_t first, int64_t last) {
       if (last - first == images) return execute(*e, at(xp, xd), at(yp, yd));
@@ -191,14 +222,44 @@ class DnnlPool {
                        by = narrow(yd, 0, first, last - first);
       execute(*primitive(bx, by, g), at(xp, bx), at(yp, by));
     });
-    copy_back();
     return true;
   }
 
- private:
+  // One image: its output rows (the first spatial dim) across the pool, each block with the
+  // input rows its windows read and the pads it still needs (a 64-channel 112x112 MaxPool is
+  // one ResNet layer's worth of time on one thread). `whole` runs it all, on this thread, when
+  // it is too small to split or oneDNN refuses a block.
+  void run_rows(const Entry& whole, const TensorDesc& xd, const void* xp, const TensorDesc& yd,
+                void* yp, const PoolGeometry& g) const {
+    const int64_t rows = yd.shape[2];
+    const int parts = dnnl_parts(rows, double(element_count(xd)), kMinElementsPerPart);
+    if (parts < 2) return execute(whole, at(xp, xd), at(yp, yd));
+    struct Block {
+      TensorDesc x, y;
+      std::shared_ptr<const Entry> e;
+    };
+    std::vector<Block> blocks;
+    for (int p = 0; p < parts; ++p) {
+      const int64_t first = rows * p / parts, last = rows * (p + 1) / parts;
+      const RowBlock b = row_block(g, first, last);
+      Block k{narrow(xd, 2, b.x_first, b.geo.in[0]), narrow(yd, 2, first, last - first), nullptr};
+      k.e = primitive(k.x, k.y, b.geo);
+      if (!k.e->prim) return execute(whole, at(xp, xd), at(yp, yd));
+      blocks.push_back(std::move(k));
+    }
+    dnnl_parallel(parts, parts, [&](int64_t first, int64_t last) {
+      for (int64_t p = first; p < last; ++p) {
+        const Block& k = blocks[static_cast<size_t>(p)];
+        execute(*k.e, at(xp, k.x), at(yp, k.y));
+      }
+    });
+  }
+
   std::shared_ptr<const Entry> primitive(const TensorDesc& x, const TensorDesc& y,
                                          const PoolGeometry& g) const {
-    std::vector<int64_t> key;
+    // The pads too: blocks of rows of one shape may differ in them.
+    std::vector<int64_t> key(g.pad_begin.begin(), g.pad_begin.end());
+    key.insert(key.end(), g.pad_end.begin(), g.pad_end.end());
     for (const TensorDesc* d : {&x, &y}) {
       key.push_back(static_cast<int64_t>(d->dtype));
       key.insert(key.end(), d->shape.begin(), d->shape.end());

@@ -1,11 +1,13 @@
 // cpu.dnnl pooling against the naive loops of generic/pool/reference.h: MaxPool and AveragePool
 // over 1-3 spatial dims with random pads, strides, dilations and ceil_mode (the extra right
 // padding oneDNN is given), channels-last inputs read in place, int8/uint8 max, the global
-// pools, several threads on one kernel, and the cases supports() leaves to cpu.generic.
+// pools, several threads on one kernel, one image split by rows across the pool, and the cases
+// supports() leaves to cpu.generic.
 #include <gtest/gtest.h>
 
 #include <thread>
 
+#include "core/engine/thread_pool.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/generic/pool/reference.h"
 
@@ -231,6 +233,39 @@ TEST(CpuDnnlPool, OneKernelOnSeveralThreads) {
     });
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) EXPECT_LT(worst[t], 1e-5) << "thread " << t;
+}
+
+// One image is split by output rows across the pool (three threads: parts of uneven length),
+// each block with the input rows its windows read and the pads left at its edges: random
+// windows, pads, strides, dilations and ceil_mode over images large enough to split.
+TEST(CpuDnnlPool, OneImageSplitsByRowsAndMatchesNaiveLoops) {
+  ThreadPool three(3);
+  ScopedPool scope(&three);
+  std::mt19937 rng(87);
+  int ran = 0;
+  for (const std::string kind : {"max", "avg"}) {
+    for (int trial = 0; trial < 12; ++trial) {
+      const int sp = 1 + trial % 3;
+      PoolCase c = random_pool_case(rng, sp, kind);
+      if (c.kind == "avg" && c.count_include_pad) c.ceil_mode = false;
+      // 1 x 8 channels x about 2^18 / 8 positions: enough elements for three parts.
+      const Dims lengths[] = {{32771}, {181, 179}, {41, 39, 21}};
+      Dims shape{1, 8};
+      for (int64_t n : lengths[sp - 1]) shape.push_back(n);
+      Host x = Host::random(DType::kFloat, shape, rng);
+      if (has_empty_window(x, c)) continue;
+      if (trial % 2) x = x.strided(channels_last(sp));
+      const PoolResult want = naive_pool(x, c);
+      NodeGraph ng(kind == "max" ? "MaxPool" : "AveragePool", kind == "max" ? 12 : 19);
+      build(ng, x, c, want.shape);
+      SCOPED_TRACE(kind + " trial " + std::to_string(trial) + " " + to_string(x.desc));
+      ASSERT_EQ(ng.supports(dnnl()), std::nullopt);
+      expect_values(
+          ng.run(dnnl())[0], want.shape, [&](int64_t i) { return want.y[i]; }, 1e-5);
+      ++ran;
+    }
+  }
+  EXPECT_GT(ran, 18);
 }
 
 TEST(CpuDnnlPool, LeavesToGenericWhatOneDnnComputesDifferently) {
