@@ -81,6 +81,14 @@ bool shares_memory(const void* a, const TensorDesc& da, const void* b, const Ten
   return pa + sa.begin < pb + sb.end && pb + sb.begin < pa + sa.end;
 }
 
+WindowRows window_rows(int64_t extent, int64_t stride, int64_t pad_begin, int64_t in, int64_t first,
+                       int64_t last) {
+  // Output rows [first, last) read rows [lo, hi) of the padded input.
+  const int64_t lo = first * stride - pad_begin, hi = (last - 1) * stride - pad_begin + extent;
+  const int64_t in_lo = std::max<int64_t>(lo, 0), in_hi = std::min(hi, in);
+  return {in_lo, in_hi - in_lo, in_lo - lo, hi - in_hi};
+}
+
 ConvBlock conv_block(const ConvGeometry& geo, const Dims& x, bool by_image, int64_t first,
                      int64_t last) {
   ConvBlock b;
@@ -94,15 +102,12 @@ ConvBlock conv_block(const ConvGeometry& geo, const Dims& x, bool by_image, int6
     b.x_count = last - first;
     return b;
   }
-  // Output rows [first, last) read rows [lo, hi) of the padded input.
-  const int64_t span = (geo.kernel[0] - 1) * geo.dilations[0] + 1;
-  const int64_t lo = first * geo.strides[0] - geo.pad_begin[0];
-  const int64_t hi = (last - 1) * geo.strides[0] - geo.pad_begin[0] + span;
-  const int64_t in_lo = std::max<int64_t>(lo, 0), in_hi = std::min(hi, x[2]);
-  b.geo.pad_begin[0] = in_lo - lo;
-  b.geo.pad_end[0] = hi - in_hi;
-  b.x_first = in_lo;
-  b.x_count = in_hi - in_lo;
+  const WindowRows r = window_rows((geo.kernel[0] - 1) * geo.dilations[0] + 1, geo.strides[0],
+                                   geo.pad_begin[0], x[2], first, last);
+  b.geo.pad_begin[0] = r.pad_begin;
+  b.geo.pad_end[0] = r.pad_end;
+  b.x_first = r.x_first;
+  b.x_count = r.x_count;
   return b;
 }
 

@@ -50,6 +50,16 @@ ConvGeometry conv_geometry(const ConvAttrs& a, const Dims& x, const Dims& w, con
 // [first, last) when by_image, else output rows [first, last) of the first spatial dim, with
 // the input it reads (the same range of images, or input rows [x_first, x_first + x_count) of
 // that dim) and the block's own geometry (its output length and the pads it still needs).
+// The rows a sliding window reads for output rows [first, last) of one dim: `extent` input rows
+// from every `stride`-th, over `in` real rows after `pad_begin` padded ones. The real rows
+// [x_first, x_first + x_count) and the pads left at the block's two edges (none between blocks).
+// Convolutions and pooling split one image by rows with it.
+struct WindowRows {
+  int64_t x_first = 0, x_count = 0, pad_begin = 0, pad_end = 0;
+};
+WindowRows window_rows(int64_t extent, int64_t stride, int64_t pad_begin, int64_t in, int64_t first,
+                       int64_t last);
+
 struct ConvBlock {
   int dim = 0;  // the dim of X and Y it narrows: 0 (images), 2 (rows) or 3 (pixels of one row)
   int64_t x_first = 0, x_count = 0, y_first = 0, y_count = 0;

@@ -116,23 +116,17 @@ constexpr size_t kMaxCachedPrimitives = 64;
 // Pooling over fewer input elements than this a part is not worth another thread.
 constexpr double kMinElementsPerPart = 1 << 16;
 
-// Output rows [first, last) of the first spatial dim: the input rows their windows read,
-// clipped to the input, and the geometry of the block, whose pads are what the clipping left of
-// the real ones (none between blocks).
-struct RowBlock {
-  int64_t x_first = 0;
-  PoolGeometry geo;
-};
-RowBlock row_block(const PoolGeometry& g, int64_t first, int64_t last) {
-  const int64_t extent = (g.kernel[0] - 1) * g.dilations[0] + 1;
-  const int64_t lo = first * g.strides[0] - g.pad_begin[0];
-  const int64_t hi = (last - 1) * g.strides[0] - g.pad_begin[0] + extent;  // past the last
-  RowBlock b{std::max<int64_t>(lo, 0), g};
-  const int64_t x_last = std::min(hi, g.in[0]);
-  b.geo.in[0] = x_last - b.x_first;
-  b.geo.out[0] = last - first;
-  b.geo.pad_begin[0] = b.x_first - lo;
-  b.geo.pad_end[0] = hi - x_last;
+// The block of output rows [first, last) of the first spatial dim: its geometry, whose pads are
+// what clipping to the input left of the real ones, and its first input row.
+PoolGeometry row_block(const PoolGeometry& g, int64_t first, int64_t last, int64_t* x_first) {
+  const WindowRows r = window_rows((g.kernel[0] - 1) * g.dilations[0] + 1, g.strides[0],
+                                   g.pad_begin[0], g.in[0], first, last);
+  PoolGeometry b = g;
+  b.in[0] = r.x_count;
+  b.out[0] = last - first;
+  b.pad_begin[0] = r.pad_begin;
+  b.pad_end[0] = r.pad_end;
+  *x_first = r.x_first;
   return b;
 }
 
@@ -240,10 +234,12 @@ class DnnlPool {
     };
     std::vector<Block> blocks;
     for (int p = 0; p < parts; ++p) {
-      const int64_t first = rows * p / parts, last = rows * (p + 1) / parts;
-      const RowBlock b = row_block(g, first, last);
-      Block k{narrow(xd, 2, b.x_first, b.geo.in[0]), narrow(yd, 2, first, last - first), nullptr};
-      k.e = primitive(k.x, k.y, b.geo);
+      const int64_t first = dnnl_part_first(rows, parts, p);
+      const int64_t last = dnnl_part_first(rows, parts, p + 1);
+      int64_t x_first = 0;
+      const PoolGeometry bg = row_block(g, first, last, &x_first);
+      Block k{narrow(xd, 2, x_first, bg.in[0]), narrow(yd, 2, first, last - first), nullptr};
+      k.e = primitive(k.x, k.y, bg);
       if (!k.e->prim) return execute(whole, at(xp, xd), at(yp, yd));
       blocks.push_back(std::move(k));
     }

@@ -46,9 +46,7 @@ void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64
     body(0, n);
     return;
   }
-  // Part 0, the one the calling thread claims first while the workers wake, is the largest of
-  // uneven parts: 49 pixels halve into 25 here and 24 on the worker.
-  const auto first = [&](int64_t p) { return n - n * (parts - p) / parts; };
+  const auto first = [&](int p) { return dnnl_part_first(n, parts, p); };
   default_thread_pool().run(parts, [&](int p) {
     // Restored on the way out, exception or not: this thread may run an outer job's parts.
     struct InFlight {
@@ -58,6 +56,12 @@ void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64
     t_parts_in_flight = parts;
     body(first(p), first(p + 1));
   });
+}
+
+int64_t dnnl_part_first(int64_t n, int parts, int p) {
+  // Part 0, the one the calling thread claims first while the workers wake, is the largest of
+  // uneven parts: 49 pixels halve into 25 here and 24 on the worker.
+  return n - n * (parts - p) / parts;
 }
 
 int dnnl_parts(int64_t items, double work, double grain) {

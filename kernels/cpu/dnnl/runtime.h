@@ -31,6 +31,9 @@ void dnnl_match_thread_count();
 // the largest) across the pool this thread sees (the session's); one part runs on this thread
 // alone.
 void dnnl_parallel(int64_t n, int parts, const std::function<void(int64_t, int64_t)>& body);
+// Where part p of dnnl_parallel(n, parts, ...) begins (p == parts: n), for callers that prepare
+// each part's work before the job.
+int64_t dnnl_part_first(int64_t n, int parts, int p);
 // The part count of the dnnl_parallel job whose part this thread is running (1 outside one):
 // how many threads at most hold per-thread buffers for it at once.
 int dnnl_parts_in_flight();
