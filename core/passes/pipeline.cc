@@ -16,6 +16,7 @@
 #include "core/passes/fuse_conv.h"
 #include "core/passes/fuse_elementwise.h"
 #include "core/passes/fuse_matmul.h"
+#include "core/passes/fuse_pointwise_depthwise.h"
 #include "core/passes/fuse_qdq.h"
 #include "core/passes/recognise_layernorm_gelu.h"
 #include "core/passes/select_layouts.h"
@@ -33,6 +34,8 @@ void run_passes(Graph& g, std::span<const KernelSet* const> sets, const PassOpti
   pass("recognise_layernorm_gelu", [&] { recognise_layernorm_gelu(g, sets); });
   pass("fold_batchnorm", [&] { fold_batchnorm(g); });
   pass("fuse_conv", [&] { fuse_conv(g, sets); });
+  // on fuse_conv's nodes, which carry each side's bias and activation
+  pass("fuse_pointwise_depthwise", [&] { fuse_pointwise_depthwise(g, sets); });
   // before fuse_matmul and fuse_elementwise take its pieces
   pass("fuse_attention", [&] { fuse_attention(g, sets); });
   pass("absorb_attention_heads", [&] { absorb_attention_heads(g, sets); });

@@ -34,7 +34,8 @@ bool converts_type(const Node& n) {
 
 Role role(const Node& n) {
   if (n.domain == "geon") {
-    if (n.op == "FusedConv" || n.op == "QConv") return Role::kConv;
+    if (n.op == "FusedConv" || n.op == "QConv" || n.op == "FusedPointwiseDepthwise")
+      return Role::kConv;
     if (n.op == "Elementwise") return Role::kAgnostic;
     return Role::kOther;
   }

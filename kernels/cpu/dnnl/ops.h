@@ -31,6 +31,9 @@ Reason supports_dnnl_fused_conv(const Graph& g, const Node& n);
 std::unique_ptr<Kernel> create_dnnl_fused_conv(const Graph& g, const Node& n);
 Reason supports_dnnl_conv_transpose(const Graph& g, const Node& n);
 std::unique_ptr<Kernel> create_dnnl_conv_transpose(const Graph& g, const Node& n);
+// dnnl/pointwise_depthwise.cc: geon.FusedPointwiseDepthwise on the native AVX2 kernel.
+Reason supports_dnnl_pointwise_depthwise(const Graph& g, const Node& n);
+std::unique_ptr<Kernel> create_dnnl_pointwise_depthwise(const Graph& g, const Node& n);
 // dnnl/qconv.cc: geon.QConv and geon.QGemm (core/passes/fuse_qdq.h) on oneDNN's int8
 // convolution. For the
 // tests: the primitives made so far whose oneDNN implementation is a reference one, and the

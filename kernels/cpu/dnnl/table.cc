@@ -22,6 +22,8 @@ const KernelEntry kDnnl[] = {
     {"", "ConvTranspose", 1, supports_dnnl_conv_transpose, create_dnnl_conv_transpose},
     {"", "ConvTranspose", 11, supports_dnnl_conv_transpose, create_dnnl_conv_transpose},
     {"geon", "FusedConv", 1, supports_dnnl_fused_conv, create_dnnl_fused_conv},
+    {"geon", "FusedPointwiseDepthwise", 1, supports_dnnl_pointwise_depthwise,
+     create_dnnl_pointwise_depthwise},
     {"geon", "QConv", 1, supports_dnnl_qconv, create_dnnl_qconv},
     {"geon", "QGemm", 1, supports_dnnl_qconv, create_dnnl_qconv},
     {"", "Attention", 23, supports_dnnl_attention, create_dnnl_attention},

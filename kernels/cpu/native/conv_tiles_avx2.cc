@@ -17,27 +17,10 @@
 #pragma GCC target("avx2,fma")
 #endif
 
+#include "kernels/cpu/native/epilogue_avx2.h"
+
 namespace geon::cpu::native {
 namespace {
-
-struct Epilogue {
-  __m256 zero, alpha, lo, hi;
-  TileActivation act;
-};
-
-inline __m256 activate(__m256 v, const Epilogue& e) {
-  switch (e.act) {
-    case TileActivation::kNone:
-      return v;
-    case TileActivation::kRelu:
-      return _mm256_max_ps(e.zero, v);  // NaN stays NaN: the second operand wins
-    case TileActivation::kLeakyRelu:
-      return _mm256_blendv_ps(v, _mm256_mul_ps(v, e.alpha), _mm256_cmp_ps(v, e.zero, _CMP_LT_OQ));
-    case TileActivation::kClip:
-      return _mm256_min_ps(e.hi, _mm256_max_ps(e.lo, v));
-  }
-  return v;
-}
 
 // out[i][0..16) = act(bias + sum over taps t and channels c of x[i][tap t][c] * w[t][c][0..16)
 // + z[i]) for the MR pixels whose input starts at xs[i]; zs null: no residual.
@@ -144,8 +127,7 @@ constexpr TileFn kTiles[kTilePixels + 1] = {nullptr, tile_one, tile<2>, tile<3>,
 }  // namespace
 
 void run_conv_tiles_avx2(const ConvTiles& job, int64_t first, int64_t last) {
-  const Epilogue e{_mm256_setzero_ps(), _mm256_set1_ps(job.alpha), _mm256_set1_ps(job.alpha),
-                   _mm256_set1_ps(job.beta), job.activation};
+  const Epilogue e = make_epilogue(job.activation, job.alpha, job.beta);
   const int64_t tiles = job.tiles(), pixels = job.pixels();
   const int64_t plane = job.out_h * job.out_w;
   const int64_t block_floats = static_cast<int64_t>(job.taps_count) * job.channels * kTileChannels;

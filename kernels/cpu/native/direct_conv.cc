@@ -7,24 +7,16 @@
 
 #include "core/engine/thread_pool.h"
 #include "kernels/cpu/native/cpu_isa.h"
+#include "kernels/cpu/native/thread_floats.h"
 #include "kernels/cpu/native/tile_runner.h"
 
 namespace geon::cpu {
 namespace {
 
 using native::kTileChannels;
+using native::thread_floats;
 using native::tile_activation;
 using native::TileActivation;
-
-// A 64-byte aligned float buffer of this thread, at least n floats; valid until the thread's
-// next call with the same slot (0: padded input, 1: padded bias).
-float* thread_floats(int slot, int64_t n) {
-  thread_local std::vector<float> buffers[2];
-  std::vector<float>& b = buffers[slot];
-  if (static_cast<int64_t>(b.size()) < n + 16) b.resize(n + 16);
-  const auto addr = reinterpret_cast<uintptr_t>(b.data());
-  return b.data() + ((64 - addr % 64) % 64) / sizeof(float);
-}
 
 }  // namespace
 

@@ -1,0 +1,15 @@
+// Per-thread scratch for the native kernels: a 64-byte aligned float buffer per slot, grown on
+// demand and kept for the thread's life, so a run allocates nothing once warm.
+#pragma once
+
+#include <cstdint>
+
+namespace geon::cpu::native {
+
+// Slots: 0 DirectConv's padded input, 1 its padded bias, 2 PointwiseDepthwise's ring rows.
+inline constexpr int kThreadFloatSlots = 3;
+
+// At least n floats, valid until this thread's next call with the same slot.
+float* thread_floats(int slot, int64_t n);
+
+}  // namespace geon::cpu::native
