@@ -65,7 +65,8 @@ std::vector<int> data_ports(const Graph& g, const Node& n) {
   if (conv || bn_or_pool) {
     add(n.inputs, 0);
     if (n.op == "FusedConv") add(n.inputs, 3);
-    if (n.op == "QConv") add(n.inputs, 11);  // Z
+    if (n.op == "FusedPointwiseDepthwise") add(n.inputs, 7);  // Z
+    if (n.op == "QConv") add(n.inputs, 11);                   // Z
     add(n.outputs, 0);
     return ports;
   }

@@ -1,5 +1,6 @@
 // PointwiseDepthwise: packing, and each thread's walk over its output rows with the ring of
-// expanded rows (pointwise_depthwise_rows.h holds the row kernels).
+// expanded rows (pointwise_depthwise_rows.h holds the row kernels; a projection runs the 6x16
+// tiles of conv_tiles.h over each depthwise row).
 #include "kernels/cpu/native/pointwise_depthwise.h"
 
 #include <algorithm>
@@ -19,6 +20,7 @@ using native::kRingBlock;
 using native::PointwiseDepthwiseRows;
 
 constexpr int64_t kExpandBlock = 16;  // channels per block of the packed 1x1 weights
+static_assert(kExpandBlock == native::kTileChannels, "W3 is packed for conv_tiles.h");
 constexpr int kRingRows = 3;  // a window's three rows are consecutive: never one slot (row mod 3)
 // Output rows a part below which one more thread costs more than it saves.
 constexpr int64_t kMinRowsPerPart = 2;
@@ -36,6 +38,12 @@ const float* floats(const TensorData& t) {
 
 struct PointwiseDepthwise::Impl {
   PointwiseDepthwiseRows job;  // its weight pointers point into `packed`
+  // The projection (k == 0: none): W3 as conv_tiles.h's [block][tap][c][16] with one tap.
+  int64_t k = 0;
+  const float* w3 = nullptr;
+  const float* b3 = nullptr;  // blocks * 16, zero past K
+  native::TileActivation act3 = native::TileActivation::kNone;
+  float alpha3 = 0, beta3 = 0;
   std::unique_ptr<Storage> packed;
 };
 
@@ -52,14 +60,22 @@ std::unique_ptr<const PointwiseDepthwise> PointwiseDepthwise::make(
   if (!dense_float(w.w1, {m, c, 1, 1}) || !dense_float(w.w2, {m, 1, 3, 3}) ||
       (w.b1 && !dense_float(w.b1, {m})) || (w.b2 && !dense_float(w.b2, {m})))
     return nullptr;
+  const int64_t k = w.w3 && w.w3->desc.rank() == 4 ? w.w3->desc.shape[0] : 0;
+  const auto a3 = native::tile_activation(w.act3);
+  if (w.w3 &&
+      (k <= 0 || !a3 || !dense_float(w.w3, {k, m, 1, 1}) || (w.b3 && !dense_float(w.b3, {k}))))
+    return nullptr;
 
   auto p = std::make_unique<Impl>();
   const int64_t blocks = (m + kExpandBlock - 1) / kExpandBlock;
   const int64_t w1_floats = blocks * c * kExpandBlock, b1_floats = blocks * kExpandBlock;
   const int64_t w2_floats = m * 9, b2_floats = m;
+  const int64_t k_blocks = (k + kExpandBlock - 1) / kExpandBlock;
+  const int64_t w3_floats = k_blocks * m * kExpandBlock, b3_floats = k_blocks * kExpandBlock;
   // Each part starts on a 64-byte boundary (Storage is 64-byte aligned).
   const auto up = [](int64_t n) { return (n + 15) / 16 * 16; };
-  const int64_t total = up(w1_floats) + up(b1_floats) + up(w2_floats) + up(b2_floats);
+  const int64_t total =
+      up(w1_floats) + up(b1_floats) + up(w2_floats) + up(b2_floats) + up(w3_floats) + up(b3_floats);
   p->packed =
       std::make_unique<Storage>(host_allocator(), sizeof(float) * static_cast<size_t>(total));
   float* base = reinterpret_cast<float*>(p->packed->data());
@@ -68,20 +84,35 @@ std::unique_ptr<const PointwiseDepthwise> PointwiseDepthwise::make(
   float* pb1 = pw1 + up(w1_floats);
   float* pw2 = pb1 + up(b1_floats);
   float* pb2 = pw2 + up(w2_floats);
-  // W1 (M, C) -> [block][c][16]; W2 (M, 3, 3) -> [M / 8][3][3][8].
-  const float* s1 = floats(*w.w1);
-  for (int64_t b = 0; b < blocks; ++b)
-    for (int64_t ci = 0; ci < c; ++ci)
-      for (int64_t j = 0; j < kExpandBlock; ++j) {
-        const int64_t mo = b * kExpandBlock + j;
-        if (mo < m) pw1[(b * c + ci) * kExpandBlock + j] = s1[mo * c + ci];
-      }
+  float* pw3 = pb2 + up(b2_floats);
+  float* pb3 = pw3 + up(w3_floats);
+  // (rows, cols) -> [block][col][16], rows past the last zero: W1 (M, C) and W3 (K, M).
+  const auto pack_blocks = [](const float* from, int64_t rows, int64_t cols, float* to) {
+    for (int64_t b = 0; b < (rows + kExpandBlock - 1) / kExpandBlock; ++b)
+      for (int64_t ci = 0; ci < cols; ++ci)
+        for (int64_t j = 0; j < kExpandBlock; ++j) {
+          const int64_t r = b * kExpandBlock + j;
+          if (r < rows) to[(b * cols + ci) * kExpandBlock + j] = from[r * cols + ci];
+        }
+  };
+  pack_blocks(floats(*w.w1), m, c, pw1);
+  // W2 (M, 3, 3) -> [M / 8][3][3][8].
   const float* s2 = floats(*w.w2);
   for (int64_t mo = 0; mo < m; ++mo)
     for (int64_t t = 0; t < 9; ++t)
       pw2[(mo / kRingBlock * 9 + t) * kRingBlock + mo % kRingBlock] = s2[mo * 9 + t];
   if (w.b1) std::memcpy(pb1, floats(*w.b1), sizeof(float) * static_cast<size_t>(m));
   if (w.b2) std::memcpy(pb2, floats(*w.b2), sizeof(float) * static_cast<size_t>(m));
+  if (k) {
+    pack_blocks(floats(*w.w3), k, m, pw3);
+    if (w.b3) std::memcpy(pb3, floats(*w.b3), sizeof(float) * static_cast<size_t>(k));
+    p->k = k;
+    p->w3 = pw3;
+    p->b3 = pb3;
+    p->act3 = *a3;
+    p->alpha3 = w.act3.alpha;
+    p->beta3 = w.act3.beta;
+  }
 
   PointwiseDepthwiseRows& j = p->job;
   j.c = c;
@@ -101,16 +132,18 @@ std::unique_ptr<const PointwiseDepthwise> PointwiseDepthwise::make(
 }
 
 int64_t PointwiseDepthwise::in_channels() const { return impl_->job.c; }
-int64_t PointwiseDepthwise::out_channels() const { return impl_->job.m; }
+int64_t PointwiseDepthwise::out_channels() const { return projects() ? impl_->k : impl_->job.m; }
+bool PointwiseDepthwise::projects() const { return impl_->k > 0; }
 
 Dims PointwiseDepthwise::output_shape(const Dims& x) const {
   // Kernel 3, pads 1 on both sides: floor((len + 2 - 3) / stride) + 1, 0 for an empty dim.
   const int64_t s = impl_->job.stride;
   const auto out = [s](int64_t len) { return len < 1 ? int64_t{0} : (len - 1) / s + 1; };
-  return {x[0], impl_->job.m, out(x[2]), out(x[3])};
+  return {x[0], out_channels(), out(x[2]), out(x[3])};
 }
 
-bool PointwiseDepthwise::run(const ConstOperand& x, const Operand& dst) const {
+bool PointwiseDepthwise::run(const ConstOperand& x, const ConstOperand* z,
+                             const Operand& dst) const {
   const Impl& p = *impl_;
   const Dims& xs = x.desc.shape;
   if (xs.size() != 4 || xs[1] != p.job.c || xs[2] < 1 || xs[3] < 1 ||
@@ -118,14 +151,35 @@ bool PointwiseDepthwise::run(const ConstOperand& x, const Operand& dst) const {
       dst.desc.shape != output_shape(xs) || !is_channels_last(x.desc) ||
       !is_channels_last(dst.desc) || shares_memory(x.data, x.desc, dst.data, dst.desc))
     return false;
+  if (z && (!projects() || z->desc.dtype != DType::kFloat || z->desc.shape != dst.desc.shape ||
+            !is_channels_last(z->desc) || shares_memory(z->data, z->desc, dst.data, dst.desc)))
+    return false;
   PointwiseDepthwiseRows job = p.job;
   const int64_t h = xs[2], oh = dst.desc.shape[2];
   job.width = xs[3];
   job.out_width = dst.desc.shape[3];
   const float* xin = static_cast<const float*>(x.data) + x.desc.offset;
   float* yout = static_cast<float*>(dst.data) + dst.desc.offset;
-  const int64_t x_row = job.width * job.c, y_row = job.out_width * job.m;
+  const float* zin = z ? static_cast<const float*>(z->data) + z->desc.offset : nullptr;
+  const int64_t x_row = job.width * job.c, y_row = job.out_width * out_channels();
   const int64_t ring_row = job.ring_row_floats();
+  // The projection of one depthwise row: a one-row image of out_width pixels.
+  native::ConvTiles project;
+  const int64_t tap = 0;
+  if (projects()) {
+    project.x_image = project.x_row = job.out_width * job.m;
+    project.channels = job.m;
+    project.taps = &tap;
+    project.taps_count = 1;
+    project.weights = p.w3;
+    project.bias = p.b3;
+    project.batch = project.out_h = 1;
+    project.out_w = job.out_width;
+    project.k = p.k;
+    project.activation = p.act3;
+    project.alpha = p.alpha3;
+    project.beta = p.beta3;
+  }
 
   // Output rows [first, last) of the images seen as one stack of N * OH rows, each input row
   // expanded once per part (a part's first window may repeat its neighbour's last row).
@@ -155,7 +209,17 @@ bool PointwiseDepthwise::run(const ConstOperand& x, const Operand& dst) const {
         }
         window[k] = ring_at;
       }
-      native::depthwise_row_avx2(job, window, yout + r * y_row);
+      if (!projects()) {
+        native::depthwise_row_avx2(job, window, yout + r * y_row);
+        continue;
+      }
+      native::ConvTiles row = project;
+      float* dw_row = native::thread_floats(3, project.x_row);
+      native::depthwise_row_avx2(job, window, dw_row);
+      row.x = dw_row;
+      row.y = yout + r * y_row;
+      row.z = zin ? zin + r * y_row : nullptr;
+      native::run_conv_tiles_avx2(row, 0, row.blocks() * row.tiles());
     }
   };
   const int64_t total = xs[0] * oh;

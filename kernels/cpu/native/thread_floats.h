@@ -6,8 +6,9 @@
 
 namespace geon::cpu::native {
 
-// Slots: 0 DirectConv's padded input, 1 its padded bias, 2 PointwiseDepthwise's ring rows.
-inline constexpr int kThreadFloatSlots = 3;
+// Slots: 0 DirectConv's padded input, 1 its padded bias, 2 PointwiseDepthwise's ring rows, 3
+// its depthwise row before the projection.
+inline constexpr int kThreadFloatSlots = 4;
 
 // At least n floats, valid until this thread's next call with the same slot.
 float* thread_floats(int slot, int64_t n);

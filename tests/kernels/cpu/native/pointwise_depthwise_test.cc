@@ -1,8 +1,9 @@
 // PointwiseDepthwise (kernels/cpu/native) against a naive loop in double: the 1x1 expansion
-// then the 3x3 depthwise window with pads of 1, at strides 1 and 2, over channel counts that
-// are and are not multiples of the 16-wide weight block, widths that leave partial tiles and
-// quads (down to one pixel), several images split across pools of one to three threads, every
-// activation on either side, absent biases; and the cases it must decline.
+// then the 3x3 depthwise window with pads of 1, at strides 1 and 2, then (or not) a 1x1
+// projection with or without a residual, over channel counts that are and are not multiples
+// of the 16-wide weight block, widths that leave partial tiles and quads (down to one pixel),
+// several images split across pools of one to three threads, every activation on every side,
+// absent biases; and the cases it must decline.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,8 +20,10 @@ namespace {
 
 struct Case {
   int64_t n, c, m, h, w, stride;
-  Activation act1{}, act2{};
-  bool bias1 = true, bias2 = true;
+  int64_t k = 0;  // projected channels, 0 for no projection
+  bool residual = false;
+  Activation act1{}, act2{}, act3{};
+  bool bias1 = true, bias2 = true, bias3 = true;
   int threads = 2;
 };
 
@@ -38,7 +41,7 @@ double activated(const Activation& a, double v) {
 }
 
 struct Weights {
-  std::shared_ptr<TensorData> w1, b1, w2, b2;
+  std::shared_ptr<TensorData> w1, b1, w2, b2, w3, b3;
 };
 
 std::shared_ptr<TensorData> random_tensor(const Dims& shape, std::mt19937& g) {
@@ -53,8 +56,9 @@ const float* f(const std::shared_ptr<TensorData>& t) {
   return t ? reinterpret_cast<const float*>(t->bytes()) : nullptr;
 }
 
-// Y (channels-last) in NCHW index terms from X (channels-last).
-std::vector<double> naive(const Case& t, const Weights& w, const std::vector<float>& x) {
+// Y (channels-last) in NCHW index terms from X and Z (channels-last).
+std::vector<double> naive(const Case& t, const Weights& w, const std::vector<float>& x,
+                          const std::vector<float>& z) {
   const int64_t oh = (t.h - 1) / t.stride + 1, ow = (t.w - 1) / t.stride + 1;
   std::vector<double> mid(static_cast<size_t>(t.n * t.h * t.w * t.m));
   for (int64_t p = 0; p < t.n * t.h * t.w; ++p)
@@ -77,7 +81,16 @@ std::vector<double> naive(const Case& t, const Weights& w, const std::vector<flo
             }
           y[((n * oh + i) * ow + j) * t.m + k] = activated(t.act2, s);
         }
-  return y;
+  if (!t.k) return y;
+  std::vector<double> out(static_cast<size_t>(t.n * oh * ow * t.k));
+  for (int64_t p = 0; p < t.n * oh * ow; ++p)
+    for (int64_t q = 0; q < t.k; ++q) {
+      double s = w.b3 ? f(w.b3)[q] : 0.0;
+      for (int64_t k = 0; k < t.m; ++k) s += y[p * t.m + k] * f(w.w3)[q * t.m + k];
+      if (t.residual) s += z[p * t.k + q];
+      out[p * t.k + q] = activated(t.act3, s);
+    }
+  return out;
 }
 
 Weights make_weights(const Case& t, std::mt19937& g) {
@@ -86,6 +99,8 @@ Weights make_weights(const Case& t, std::mt19937& g) {
   w.w2 = random_tensor({t.m, 1, 3, 3}, g);
   if (t.bias1) w.b1 = random_tensor({t.m}, g);
   if (t.bias2) w.b2 = random_tensor({t.m}, g);
+  if (t.k) w.w3 = random_tensor({t.k, t.m, 1, 1}, g);
+  if (t.k && t.bias3) w.b3 = random_tensor({t.k}, g);
   return w;
 }
 
@@ -98,6 +113,9 @@ std::unique_ptr<const PointwiseDepthwise> make(const Case& t, const Weights& w) 
   p.act1 = t.act1;
   p.act2 = t.act2;
   p.stride = t.stride;
+  p.w3 = w.w3.get();
+  p.b3 = w.b3.get();
+  p.act3 = t.act3;
   return PointwiseDepthwise::make(p);
 }
 
@@ -108,18 +126,23 @@ void check(const Case& t, unsigned seed) {
   ASSERT_NE(k, nullptr);
   const Dims xs{t.n, t.c, t.h, t.w};
   const Dims ys = k->output_shape(xs);
-  ASSERT_EQ(ys, (Dims{t.n, t.m, (t.h - 1) / t.stride + 1, (t.w - 1) / t.stride + 1}));
+  ASSERT_EQ(ys, (Dims{t.n, t.k ? t.k : t.m, (t.h - 1) / t.stride + 1, (t.w - 1) / t.stride + 1}));
   std::vector<float> x(static_cast<size_t>(element_count(xs)));
+  std::vector<float> z(t.residual ? static_cast<size_t>(element_count(ys)) : 0);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   for (float& v : x) v = u(g);
-  const std::vector<float> x_before = x;
+  for (float& v : z) v = u(g);
+  const std::vector<float> x_before = x, z_before = z;
   std::vector<float> y(static_cast<size_t>(element_count(ys)), -1234.5f);
   ThreadPool pool(t.threads);
   ScopedPool scoped(&pool);
+  const ConstOperand zo(channels_last(DType::kFloat, ys), z.data());
   ASSERT_TRUE(k->run(ConstOperand(channels_last(DType::kFloat, xs), x.data()),
+                     t.residual ? &zo : nullptr,
                      Operand{channels_last(DType::kFloat, ys), y.data()}));
   EXPECT_EQ(x, x_before);
-  const std::vector<double> want = naive(t, w, x);
+  EXPECT_EQ(z, z_before);
+  const std::vector<double> want = naive(t, w, x, z);
   for (size_t i = 0; i < y.size(); ++i)
     ASSERT_NEAR(y[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << "at " << i;
 }
@@ -162,10 +185,27 @@ TEST_F(PointwiseDepthwiseTest, AppliesEachActivationOnEitherSideAndAbsentBiases)
       t.act2 = a2;
       t.bias1 = seed % 2 == 0;
       t.bias2 = seed % 3 != 0;
-      SCOPED_TRACE(testing::Message() << "act1 " << static_cast<int>(a1.kind) << " act2 "
-                                      << static_cast<int>(a2.kind));
+      SCOPED_TRACE(::testing::Message() << "act1 " << static_cast<int>(a1.kind) << " act2 "
+                                        << static_cast<int>(a2.kind));
       check(t, seed++);
     }
+}
+
+TEST_F(PointwiseDepthwiseTest, ProjectsWithAndWithoutAResidual) {
+  unsigned seed = 200;
+  for (int64_t k : {24, 16, 5, 33})
+    for (bool residual : {false, true})
+      for (int64_t stride : {1, 2}) {
+        Case t{2, 6, 40, 7, 13, stride, k, residual};
+        t.act1 = Activation{ActivationKind::kClip, 0.0f, 6.0f};
+        t.act2 = t.act1;
+        t.act3 = seed % 2 ? Activation{ActivationKind::kRelu} : Activation{};
+        t.bias3 = seed % 3 != 0;
+        t.threads = 1 + seed % 3;
+        SCOPED_TRACE(::testing::Message()
+                     << "k " << k << " residual " << residual << " stride " << stride);
+        check(t, seed++);
+      }
 }
 
 TEST_F(PointwiseDepthwiseTest, DeclinesWhatItCannotRun) {
@@ -191,19 +231,36 @@ TEST_F(PointwiseDepthwiseTest, DeclinesWhatItCannotRun) {
     return std::all_of(y.begin(), y.end(), [](float v) { return v == 7.0f; });
   };
   // Row-major X or Y, another channel count, a wrong output shape.
-  EXPECT_FALSE(k->run(ConstOperand(row_major(DType::kFloat, xs), x.data()),
+  EXPECT_FALSE(k->run(ConstOperand(row_major(DType::kFloat, xs), x.data()), nullptr,
                       Operand{channels_last(DType::kFloat, ys), y.data()}));
-  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, xs), x.data()),
+  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, xs), x.data()), nullptr,
                       Operand{row_major(DType::kFloat, ys), y.data()}));
-  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, {1, 3, 6, 8}), x.data()),
+  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, {1, 3, 6, 8}), x.data()), nullptr,
                       Operand{channels_last(DType::kFloat, {1, 16, 6, 8}), y.data()}));
-  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, xs), x.data()),
+  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, xs), x.data()), nullptr,
                       Operand{channels_last(DType::kFloat, {1, 16, 3, 3}), y.data()}));
   // Y over X's memory.
   std::vector<float> both(1024, 0.5f);
-  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, xs), both.data()),
+  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, xs), both.data()), nullptr,
                       Operand{channels_last(DType::kFloat, ys), both.data() + 16}));
+  // A residual without a projection.
+  const ConstOperand z(channels_last(DType::kFloat, ys), both.data());
+  EXPECT_FALSE(k->run(ConstOperand(channels_last(DType::kFloat, xs), x.data()), &z,
+                      Operand{channels_last(DType::kFloat, ys), y.data()}));
   EXPECT_TRUE(untouched());
+  // With a projection: Z of another shape, or over Y's memory.
+  Case pj = t;
+  pj.k = 8;
+  auto kp = make(pj, make_weights(pj, g));
+  ASSERT_NE(kp, nullptr);
+  const Dims ps{1, 8, 6, 6};
+  std::vector<float> py(288, 7.0f), pz(288, 1.0f);
+  const ConstOperand wrong(channels_last(DType::kFloat, {1, 8, 6, 5}), pz.data());
+  const ConstOperand over(channels_last(DType::kFloat, ps), py.data());
+  for (const ConstOperand* zz : {&wrong, &over})
+    EXPECT_FALSE(kp->run(ConstOperand(channels_last(DType::kFloat, xs), x.data()), zz,
+                         Operand{channels_last(DType::kFloat, ps), py.data()}));
+  EXPECT_TRUE(std::all_of(py.begin(), py.end(), [](float v) { return v == 7.0f; }));
 }
 
 }  // namespace
