@@ -292,10 +292,11 @@ def machine_limits(threads, out_dir):
                            [helper.make_tensor_value_info("a", TensorProto.FLOAT, [n, n])],
                            [helper.make_tensor_value_info("c", TensorProto.FLOAT, [n, n])],
                            [numpy_helper.from_array(rng.standard_normal((n, n)).astype(np.float32), "b")])
-    # 256 channels at 28x28: a layer geon runs with the direct algorithm (its Winograd one, for
-    # 3x3 layers of 64 to 128 channels, does fewer multiply-adds than the count below, so it
-    # would measure an algorithm's effective rate, not the machine's).
-    c, hw = 256, 28
+    # 512 channels at 14x14: a layer geon runs with a direct algorithm. Its Winograd ones (3x3
+    # layers of up to 128 channels with oneDNN on AVX-512, up to 256 with geon's own on AVX2) do
+    # fewer multiply-adds than the count below, so they would measure an algorithm's effective
+    # rate, not the machine's.
+    c, hw = 512, 14
     conv = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])], "conv",
                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, hw, hw])],
                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c, hw, hw])],

@@ -16,6 +16,7 @@
 #include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/native/direct_conv.h"
+#include "kernels/cpu/native/winograd_conv.h"
 
 namespace geon::cpu {
 namespace {
@@ -312,6 +313,8 @@ struct DnnlConv::Impl {
   // geon's own convolution for the constant weights where it is faster (then not packed for
   // oneDNN too: a run it cannot take reorders W from the input instead).
   std::unique_ptr<const DirectConv> direct;
+  // Its Winograd convolution, tried first where the layer has one and a run enough tiles.
+  std::unique_ptr<const WinogradConv> winograd;
 
   PrimitiveCache<std::vector<int64_t>, Entry> cache{kMaxCachedPrimitives};
   // The packed weights reordered into the other layouts primitives asked for (another thread
@@ -585,7 +588,10 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
   for (size_t i = 2; i < x.size(); ++i) x[i] = x[i] < 1 ? 32 : x[i];
   p.packed_w_shape = w;
   p.direct = DirectConv::make(p.o.attrs, p.o.activation, *weights);
-  if (p.direct) return;
+  if (p.direct) {
+    if (!winograd_disabled()) p.winograd = WinogradConv::make(p.o.attrs, p.o.activation, *weights);
+    return;
+  }
   try {
     const ConvGeometry geo = conv_geometry(p.o.attrs, x, w, p.o.op);
     if (element_count(geo.dst_shape) == 0) return;
@@ -636,7 +642,10 @@ void DnnlConv::run(const ConstOperand& x, const ConstOperand& w, const ConstOper
   if (element_count(dst.desc) == 0) return;
   if (element_count(x.desc) == 0 || element_count(w.desc) == 0)
     fail(ErrorCode::kNotSupported, op + ": empty channels or spatial dims with a non-empty output");
-  if (p.direct && w.desc.shape == p.packed_w_shape && p.direct->run(geo, x, bias, z, dst)) return;
+  if (p.direct && w.desc.shape == p.packed_w_shape &&
+      ((p.winograd && p.winograd->run(geo, x, bias, z, dst)) ||
+       p.direct->run(geo, x, bias, z, dst)))
+    return;
 
   // ConvTranspose whose output reaches past the footprint of the input (output_shape,
   // output_padding): oneDNN takes no negative begin pad and no end pad of -stride or less, so

@@ -88,14 +88,7 @@ bool DirectConv::run(const ConvGeometry& geo, const ConstOperand& x, const Const
     return false;
   for (int i = 0; i < 2; ++i)
     if (geo.pad_begin[i] < 0 || geo.pad_end[i] < 0) return false;
-  const bool dtypes_ok = x.desc.dtype == DType::kFloat && dst.desc.dtype == DType::kFloat &&
-                         (!bias || bias->desc.dtype == DType::kFloat) &&
-                         (!z || z->desc.dtype == DType::kFloat);
-  if (!dtypes_ok || !is_channels_last(x.desc) || !is_channels_last(dst.desc)) return false;
-  const bool z_in_place = z && z->data == dst.data && z->desc == dst.desc;
-  if (z && !z_in_place &&
-      (!is_channels_last(z->desc) || shares_memory(z->data, z->desc, dst.data, dst.desc)))
-    return false;
+  if (!native::conv_views_ok(x, bias, z, dst)) return false;
   const bool padded = geo.pad_begin[0] || geo.pad_begin[1] || geo.pad_end[0] || geo.pad_end[1];
   if (!padded && shares_memory(x.data, x.desc, dst.data, dst.desc)) return false;
 
@@ -127,12 +120,7 @@ bool DirectConv::run(const ConvGeometry& geo, const ConstOperand& x, const Const
   }
   const int64_t blocks = (p.k + kTileChannels - 1) / kTileChannels;
   float* padded_bias = thread_floats(1, blocks * kTileChannels);
-  std::fill(padded_bias, padded_bias + blocks * kTileChannels, 0.0f);
-  if (bias) {
-    const float* b = static_cast<const float*>(bias->data) + bias->desc.offset;
-    const int64_t step = bias->desc.rank() == 1 ? bias->desc.strides[0] : 1;
-    for (int64_t i = 0; i < p.k; ++i) padded_bias[i] = b[i * step];
-  }
+  native::gather_bias(bias, p.k, blocks * kTileChannels, padded_bias);
 
   std::vector<int64_t> taps;
   taps.reserve(static_cast<size_t>(p.kh * p.kw));

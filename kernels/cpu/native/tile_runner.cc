@@ -27,6 +27,25 @@ std::optional<TileActivation> tile_activation(const Activation& a) {
   }
 }
 
+bool conv_views_ok(const ConstOperand& x, const ConstOperand* bias, const ConstOperand* z,
+                   const Operand& dst) {
+  const bool dtypes_ok = x.desc.dtype == DType::kFloat && dst.desc.dtype == DType::kFloat &&
+                         (!bias || bias->desc.dtype == DType::kFloat) &&
+                         (!z || z->desc.dtype == DType::kFloat);
+  if (!dtypes_ok || !is_channels_last(x.desc) || !is_channels_last(dst.desc)) return false;
+  const bool z_in_place = z && z->data == dst.data && z->desc == dst.desc;
+  return !z || z_in_place ||
+         (is_channels_last(z->desc) && !shares_memory(z->data, z->desc, dst.data, dst.desc));
+}
+
+void gather_bias(const ConstOperand* bias, int64_t k, int64_t n, float* out) {
+  std::fill(out, out + n, 0.0f);
+  if (!bias) return;
+  const float* b = static_cast<const float*>(bias->data) + bias->desc.offset;
+  const int64_t step = bias->desc.rank() == 1 ? bias->desc.strides[0] : 1;
+  for (int64_t i = 0; i < k; ++i) out[i] = b[i * step];
+}
+
 void run_tiles(const ConvTiles& job, int parts_per_thread) {
   const int64_t items = job.blocks() * job.tiles();
   ThreadPool& pool = default_thread_pool();
