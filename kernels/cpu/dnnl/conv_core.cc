@@ -587,11 +587,25 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
   x[1] = p.o.attrs.transpose ? w[0] : w[1] * p.o.attrs.group;
   for (size_t i = 2; i < x.size(); ++i) x[i] = x[i] < 1 ? 32 : x[i];
   p.packed_w_shape = w;
-  p.direct = DirectConv::make(p.o.attrs, p.o.activation, *weights);
-  if (p.direct) {
-    if (!winograd_disabled()) p.winograd = WinogradConv::make(p.o.attrs, p.o.activation, *weights);
-    return;
+  if (!winograd_disabled()) p.winograd = WinogradConv::make(p.o.attrs, p.o.activation, *weights);
+  // Where every run of X's known spatial lengths has tiles enough for the Winograd kernel, the
+  // direct one's packed weights would only serve the rare run it declines (a non-finite input,
+  // other views), which reorders W from the input instead: not made, to spare session creation
+  // and memory.
+  const bool spatial_known =
+      std::all_of(x_hint.begin() + 2, x_hint.end(), [](int64_t d) { return d >= 1; });
+  bool winograd_always = false;
+  if (p.winograd && spatial_known) {
+    try {
+      winograd_always = p.winograd->takes_every_run(conv_geometry(p.o.attrs, x, w, p.o.op));
+    } catch (const std::bad_alloc&) {
+      throw;  // out of memory fails the session, as below
+    } catch (const std::exception&) {
+      // Not a valid geometry for this X: leave it to the runs, which report it.
+    }
   }
+  if (!winograd_always) p.direct = DirectConv::make(p.o.attrs, p.o.activation, *weights);
+  if (p.direct || p.winograd) return;
   try {
     const ConvGeometry geo = conv_geometry(p.o.attrs, x, w, p.o.op);
     if (element_count(geo.dst_shape) == 0) return;
@@ -618,7 +632,7 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
 
 DnnlConv::~DnnlConv() = default;
 
-bool DnnlConv::prepacked() const { return impl_->packed || impl_->direct; }
+bool DnnlConv::prepacked() const { return impl_->packed || impl_->direct || impl_->winograd; }
 
 ConvGeometry DnnlConv::geometry(const Dims& x, const Dims& w) const {
   return conv_geometry(impl_->o.attrs, x, w, impl_->o.op);
@@ -642,9 +656,8 @@ void DnnlConv::run(const ConstOperand& x, const ConstOperand& w, const ConstOper
   if (element_count(dst.desc) == 0) return;
   if (element_count(x.desc) == 0 || element_count(w.desc) == 0)
     fail(ErrorCode::kNotSupported, op + ": empty channels or spatial dims with a non-empty output");
-  if (p.direct && w.desc.shape == p.packed_w_shape &&
-      ((p.winograd && p.winograd->run(geo, x, bias, z, dst)) ||
-       p.direct->run(geo, x, bias, z, dst)))
+  if (w.desc.shape == p.packed_w_shape && ((p.winograd && p.winograd->run(geo, x, bias, z, dst)) ||
+                                           (p.direct && p.direct->run(geo, x, bias, z, dst))))
     return;
 
   // ConvTranspose whose output reaches past the footprint of the input (output_shape,

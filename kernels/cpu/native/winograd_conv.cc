@@ -4,6 +4,7 @@
 #include "kernels/cpu/native/winograd_conv.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "core/engine/thread_pool.h"
@@ -29,6 +30,8 @@ constexpr int64_t kChunkFloats = int64_t{96} << 10;
 // faster, its 512-channel ones at 4 tiles 0.6x as fast.
 constexpr int64_t kMinTiles = 16;
 constexpr int64_t kMaxChannels = 256;
+
+std::atomic<int64_t> g_runs{0};
 
 // G of u = G g Gt, the transform of a 3x3 kernel g to the 6x6 points.
 constexpr double kG[6][3] = {{0.25, 0, 0},
@@ -125,6 +128,14 @@ std::unique_ptr<const WinogradConv> WinogradConv::make_for_test(const ConvAttrs&
   return std::unique_ptr<const WinogradConv>(new WinogradConv(std::move(p)));
 }
 
+bool WinogradConv::takes_every_run(const ConvGeometry& geo) const {
+  if (geo.spatial() != 2) return false;
+  const int64_t per_image =
+      (geo.dst_shape[2] + native::kWinogradTile - 1) / native::kWinogradTile *
+      ((geo.dst_shape[3] + native::kWinogradTile - 1) / native::kWinogradTile);
+  return per_image >= kMinTiles;
+}
+
 bool WinogradConv::run(const ConvGeometry& geo, const ConstOperand& x, const ConstOperand* bias,
                        const ConstOperand* z, const Operand& dst, int64_t min_tiles) const {
   const Impl& p = *impl_;
@@ -201,7 +212,10 @@ bool WinogradConv::run(const ConvGeometry& geo, const ConstOperand& x, const Con
       native::winograd_output_avx2(job, first, count, m);
     }
   });
+  g_runs.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
+
+int64_t winograd_conv_runs() { return g_runs.load(); }
 
 }  // namespace geon::cpu

@@ -29,6 +29,8 @@ class WinogradConv {
                                                            const TensorData& weights);
   ~WinogradConv();
 
+  // Whether every run of this geometry, whatever its batch, has the tiles run() asks for.
+  bool takes_every_run(const ConvGeometry& geo) const;
   // dst = act(conv(x) + bias + z), under DirectConv::run's conditions (dense channels-last
   // float views, z null, dst itself or clear of it, pads not negative), x clear of dst, and
   // enough tiles for the transforms to pay (`min_tiles`: 0 for the policy's count). False, with
@@ -41,5 +43,8 @@ class WinogradConv {
   explicit WinogradConv(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// Runs WinogradConv took so far, process-wide: tests check that a layer reached it.
+int64_t winograd_conv_runs();
 
 }  // namespace geon::cpu

@@ -2,9 +2,7 @@
 // weights: see winograd_candidate in conv_core.cc) against the naive loop: split by images and
 // by rows, with and without bias, with activations and a residual, through odd src/dst views and
 // channels-last intermediates of a compiled graph; the layers it must leave to the direct kernels;
-// and, on AVX-512 machines, that it is the path taken. On AVX2 machines without AVX-512 the same
-// layers run geon's own Winograd convolution (native/winograd_conv.h), so these cases check that
-// one through the kernel set too.
+// and, on AVX-512 machines, that it is the path taken.
 #include <gtest/gtest.h>
 
 #include <algorithm>
