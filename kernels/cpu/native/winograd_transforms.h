@@ -37,9 +37,11 @@ struct WinogradJob {
 // direct kernels instead.
 bool all_finite_avx2(const float* x, int64_t n);
 // Tiles [first, first + count) of the job, numbered image by image, row by row, into
-// v[point][tile - first][c] (36 * count * C floats).
-void winograd_input_avx2(const WinogradJob& job, int64_t first, int64_t count, float* v);
-// The same tiles from m[point][tile - first][k] (36 * count * K floats) into y.
-void winograd_output_avx2(const WinogradJob& job, int64_t first, int64_t count, const float* m);
+// v[point * point_stride + (tile - first) * C + c] (point_stride >= count * C).
+void winograd_input_avx2(const WinogradJob& job, int64_t first, int64_t count, float* v,
+                         int64_t point_stride);
+// The same tiles from m[point * point_stride + (tile - first) * K + k] into y.
+void winograd_output_avx2(const WinogradJob& job, int64_t first, int64_t count, const float* m,
+                          int64_t point_stride);
 
 }  // namespace geon::cpu::native

@@ -69,9 +69,9 @@ bool all_finite_avx2(const float* x, int64_t n) {
   return finite;
 }
 
-void winograd_input_avx2(const WinogradJob& job, int64_t first, int64_t count, float* v) {
+void winograd_input_avx2(const WinogradJob& job, int64_t first, int64_t count, float* v,
+                         int64_t point_stride) {
   const int64_t th = job.tiles_h(), tw = job.tiles_w(), per_image = th * tw;
-  const int64_t point_stride = count * job.c;  // floats between one tile's successive points
   for (int64_t t = 0; t < count; ++t) {
     const int64_t tile = first + t, n = tile / per_image;
     const int64_t y0 = tile % per_image / tw * kWinogradTile - job.pad_top;
@@ -104,10 +104,10 @@ void winograd_input_avx2(const WinogradJob& job, int64_t first, int64_t count, f
   }
 }
 
-void winograd_output_avx2(const WinogradJob& job, int64_t first, int64_t count, const float* m) {
+void winograd_output_avx2(const WinogradJob& job, int64_t first, int64_t count, const float* m,
+                          int64_t point_stride) {
   const Epilogue e = make_epilogue(job.activation, job.alpha, job.beta);
   const int64_t th = job.tiles_h(), tw = job.tiles_w(), per_image = th * tw;
-  const int64_t point_stride = count * job.k;
   for (int64_t t = 0; t < count; ++t) {
     const int64_t tile = first + t, n = tile / per_image;
     const int64_t y0 = tile % per_image / tw * kWinogradTile;

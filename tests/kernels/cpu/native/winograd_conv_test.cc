@@ -1,9 +1,10 @@
 // WinogradConv (kernels/cpu/native) against a naive loop in double: pads of 0 to 2 on any side,
-// output sizes that leave partial 4x4 tiles, batches, channel counts from 8 to 136 (partial
-// 16-wide blocks, chunks of several tiles), every activation it takes, a residual beside or in
-// place of the output, no bias, pools of 1 to 3 threads; and what it must decline (strides,
-// dilations, other kernels, channels that are not 8k, too few tiles, x overlapping dst, and
-// non-finite weights or inputs, which the transforms would spread across a tile).
+// output sizes that leave partial 4x4 tiles, batches, channel counts from 8 to 184 (partial
+// 16-wide blocks, chunks of several tiles, products split by points), every activation it
+// takes, a residual beside or in place of the output, no bias, pools of 1 to 3 threads; and
+// what it must decline (strides, dilations, other kernels, channels that are not 8k, too few
+// tiles, x overlapping dst, and non-finite weights or inputs, which the transforms would spread
+// across a tile).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -129,6 +130,13 @@ TEST(WinogradConv, PartialTilesAndEveryPadMatchNaiveLoop) {
 TEST(WinogradConv, WideChannelsSeveralChunksAndBatchesMatchNaiveLoop) {
   check({2, 64, 23, 21, 72}, 2, 6);
   check({1, 136, 12, 12, 40}, 3, 7);
+}
+
+// Transformed weights of 4 MiB or more and more chunks than threads: the products split by
+// points over the whole transformed input, on one thread and on two.
+TEST(WinogradConv, WideLayersWithFewTilesSplitByPointsMatchNaiveLoop) {
+  check({1, 176, 10, 10, 176}, 1, 13);
+  check({2, 176, 9, 9, 184, {1, 1, 1, 1}, {ActivationKind::kRelu}, true, true}, 2, 14);
 }
 
 TEST(WinogradConv, ActivationsResidualAndNoBiasMatchNaiveLoop) {
