@@ -71,6 +71,34 @@ void fold(A* acc, int64_t stride, const T* v, int64_t n) {
   acc[0] = total;
 }
 
+// GCC contracts a product and a sum in separate statements into an FMA (-ffp-contract=fast);
+// clang does so only within one expression, and has no such attribute.
+#if defined(__GNUC__) && !defined(__clang__)
+#define GEON_NO_FP_CONTRACT __attribute__((optimize("fp-contract=off")))
+#else
+#define GEON_NO_FP_CONTRACT
+#endif
+
+// fold<kSum>(acc, 0, a*b, n) for float values. Each product is rounded to float before it is
+// added, as the stored products were: an FMA would change the sums.
+GEON_NO_FP_CONTRACT void fold_products(double* acc, const float* a, const float* b, int64_t n) {
+  constexpr int kLanes = 16;
+  float lane[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) {
+      const float p = a[i + k] * b[i + k];
+      lane[k] += p;
+    }
+  double total = acc[0];
+  for (int k = 0; k < kLanes; ++k) total += static_cast<double>(lane[k]);
+  for (; i < n; ++i) {
+    const float p = a[i] * b[i];
+    total += static_cast<double>(p);
+  }
+  acc[0] = total;
+}
+
 template <class F>
 void with_acc(DType acc, F&& f) {
   switch (acc) {
@@ -183,6 +211,16 @@ void accumulate(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType 
       });
     });
   });
+}
+
+bool accumulate_products(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType value,
+                         const void* a, const void* b, int64_t n) {
+  if ((r != Reduce::kSum && r != Reduce::kMean) || acc_dtype != DType::kDouble ||
+      value != DType::kFloat || acc_stride != 0)
+    return false;
+  fold_products(static_cast<double*>(acc), static_cast<const float*>(a),
+                static_cast<const float*>(b), n);
+  return true;
 }
 
 void combine_partials(Reduce r, DType acc_dtype, void* acc, const void* other, int64_t n) {

@@ -18,6 +18,11 @@ void fill_identity(Reduce r, DType acc, void* data, int64_t n);
 // fold into the single element acc[0]; otherwise value i goes to acc[i * acc_stride].
 void accumulate(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType value,
                 const void* values, int64_t n);
+// accumulate(r, acc_dtype, acc, 0, kFloat, a*b, n) without the products stored: a sum of float
+// products into one element (sum((x - y)^2), dot products) folds them as they are made, with
+// the same roundings and order. False, doing nothing, for any other reduction or dtype.
+bool accumulate_products(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType value,
+                         const void* a, const void* b, int64_t n);
 // acc[i] = combine(acc[i], other[i]) for two dense accumulators (per-thread partials).
 void combine_partials(Reduce r, DType acc_dtype, void* acc, const void* other, int64_t n);
 // acc[i] /= count, for the mean.

@@ -130,6 +130,15 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
   const bool direct_store =
       st.reduce == Reduce::kNone && dst_t == last.result && inner_stride(p, 0) == 1;
 
+  // The accumulator elements of the row whose operand offsets are `off`, from j0.
+  const auto acc_at = [&](const int64_t* off, int64_t j0) {
+    return static_cast<char*>(acc) + (off[acc_op] + j0 * inner_stride(p, acc_op)) * 8;
+  };
+  // A sum whose last node multiplies folds the products as they are made
+  // (accumulate_products), never storing them: for sum((x - y)^2) that is a third of the
+  // chunk's passes.
+  const size_t fold_at =
+      st.reduce != Reduce::kNone && last.op->name == "mul" ? e.nodes.size() - 1 : e.nodes.size();
   // One chunk of n elements from j0 of the row whose operand offsets are `off`.
   const auto run_chunk = [&](const int64_t* off, int64_t j0, int64_t n) {
     for (size_t k = 0; k < e.nodes.size(); ++k) {
@@ -160,6 +169,10 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
         if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
         args[a] = buf;
       }
+      if (k == fold_at &&
+          accumulate_products(st.reduce, st.acc_dtype, acc_at(off, j0), inner_stride(p, acc_op),
+                              node.result, args[0], args[1], n))
+        return;
       void* out = scratch.result(k);
       if (k + 1 == e.nodes.size() && direct_store)
         out = static_cast<char*>(st.dst->data) + (off[0] + j0) * elem_bytes(dst_t);
@@ -167,9 +180,8 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
       vals[k] = out;
     }
     if (st.reduce != Reduce::kNone) {
-      const int64_t as = inner_stride(p, acc_op);
-      void* a = static_cast<char*>(acc) + (off[acc_op] + j0 * as) * 8;
-      accumulate(st.reduce, st.acc_dtype, a, as, last.result, vals[e.nodes.size() - 1], n);
+      accumulate(st.reduce, st.acc_dtype, acc_at(off, j0), inner_stride(p, acc_op), last.result,
+                 vals[e.nodes.size() - 1], n);
     } else if (!direct_store) {
       const int64_t ds = inner_stride(p, 0);
       convert_strided(last.result, vals[e.nodes.size() - 1], 0, 1, dst_t, st.dst->data,

@@ -4,6 +4,7 @@
 
 #include "core/base/error.h"
 
+#include <bit>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -42,6 +43,78 @@ TEST(EngineExpression, FusedL2EqualsUnfusedThreePasses) {
   double want = 0;
   for (int64_t i = 0; i < n; ++i) want += double(x[i] - y[i]) * double(x[i] - y[i]);
   EXPECT_NEAR(fused, want, 1e-6 * want);
+}
+
+// A sum or mean whose last node multiplies folds the products without storing them
+// (accumulate_products): the same roundings in the same order as the stored products reduced
+// afterwards, so bit for bit the unfused passes' result, for each row's accumulator, with
+// operand scales, tails shorter than the fold's lanes, and across several chunks.
+TEST(EngineExpression, SumOfProductsFoldsAsTheStoredProductsWould) {
+  const DType f = DType::kFloat;
+  std::mt19937 rng(11);
+  ThreadPool one(1);
+  EngineOptions opt;
+  opt.pool = &one;  // one part: the unfused reduction's chunks are the fused pass's
+  for (const int64_t inner : {int64_t{1}, int64_t{15}, int64_t{17}, int64_t{4096 * 2 + 37}}) {
+    for (const Reduce r : {Reduce::kSum, Reduce::kMean}) {
+      const int64_t rows = 3, n = rows * inner;
+      std::vector<float> x(n), y(n);
+      for (int64_t i = 0; i < n; ++i) {
+        x[i] = std::uniform_real_distribution<float>(-3, 3)(rng);
+        y[i] = std::uniform_real_distribution<float>(-3, 3)(rng);
+      }
+      const TensorDesc m = row_major(f, std::vector<int64_t>{rows, inner});
+      // Double sums: a float result would round away most differences between the lanes.
+      const TensorDesc per_row = row_major(DType::kDouble, std::vector<int64_t>{rows, 1});
+      const ConstOperand ops[] = {{m, x.data()}, {m, y.data()}};
+      const DType in[] = {f, f};
+      ExprBuilder b(in);
+      const ExprArg d = b.apply("sub", {b.input(0), b.input(1)});
+      b.apply("mul", {d, b.input(1)}, {0.5, 3.0});
+      std::vector<double> fused(rows, -1);
+      evaluate(b.build(), {per_row, fused.data()}, ops, r, opt);
+
+      ExprBuilder u(in);
+      const ExprArg ud = u.apply("sub", {u.input(0), u.input(1)});
+      u.apply("mul", {ud, u.input(1)}, {0.5, 3.0});
+      std::vector<float> products(n);
+      std::vector<double> unfused(rows, -2);
+      evaluate(u.build(), {m, products.data()}, ops, Reduce::kNone, opt);
+      reduce(r, {per_row, unfused.data()}, {m, products.data()}, opt);
+      for (int64_t i = 0; i < rows; ++i) {
+        EXPECT_EQ(std::bit_cast<uint64_t>(fused[i]), std::bit_cast<uint64_t>(unfused[i]))
+            << "row " << i << " of " << inner << ": " << fused[i] << " vs " << unfused[i];
+        double want = 0;
+        for (int64_t j = 0; j < inner; ++j) {
+          const double xi = x[i * inner + j], yi = y[i * inner + j];
+          want += 0.5 * (xi - yi) * 3.0 * yi;
+        }
+        if (r == Reduce::kMean) want /= static_cast<double>(inner);
+        EXPECT_NEAR(fused[i], want, 1e-5 * (std::abs(want) + 1) * static_cast<double>(inner));
+      }
+    }
+  }
+}
+
+// A product reduced over the outer dim (an accumulator per inner element) takes the stored
+// products' path and still sums each column.
+TEST(EngineExpression, ProductsReducedAcrossRowsSumEachColumn) {
+  const DType f = DType::kFloat;
+  const int64_t rows = 40, cols = 33;
+  std::vector<float> x(rows * cols);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) - 3;
+  const TensorDesc m = row_major(f, std::vector<int64_t>{rows, cols});
+  const DType in[] = {f};
+  ExprBuilder b(in);
+  b.apply("mul", {b.input(0), b.input(0)});
+  std::vector<float> out(cols, -1);
+  const ConstOperand ops[] = {{m, x.data()}};
+  evaluate(b.build(), {row_major(f, std::vector<int64_t>{1, cols}), out.data()}, ops, Reduce::kSum);
+  for (int64_t j = 0; j < cols; ++j) {
+    double want = 0;
+    for (int64_t i = 0; i < rows; ++i) want += double(x[i * cols + j]) * x[i * cols + j];
+    EXPECT_EQ(out[j], static_cast<float>(want)) << "column " << j;
+  }
 }
 
 TEST(EngineExpression, OperandScalesApplyBeforeTheOp) {
