@@ -400,6 +400,9 @@ std::unique_ptr<ExecutableImpl> compile_executable(std::shared_ptr<const Graph> 
   // the plain and the packed copies of all weights are never held at once.
   std::optional<PackedConstants> packed;
   if (options.release_constant) packed.emplace(*g, folded);
+  // Kernels that prepare their work for the session's thread count (how a convolution splits)
+  // see its pool while they are made, as they do while they run.
+  ScopedPool scope(c.pool.get());
   for (size_t i = 0; i < g->nodes.size(); ++i) {
     c.nodes.push_back(
         compile_node(*g, static_cast<int>(i), c.placement, sets, options, origin, folded[i]));

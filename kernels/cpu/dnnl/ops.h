@@ -37,11 +37,13 @@ std::unique_ptr<Kernel> create_dnnl_pointwise_depthwise(const Graph& g, const No
 // dnnl/qconv.cc: geon.QConv and geon.QGemm (core/passes/fuse_qdq.h) on oneDNN's int8
 // convolution. For the
 // tests: the primitives made so far whose oneDNN implementation is a reference one, and the
-// copies made so far (X or Y not dense channels-last, Z not sharing Y's memory).
+// copies made so far (X or Y not dense channels-last, Z not sharing Y's memory), and the runs
+// split by output channels.
 Reason supports_dnnl_qconv(const Graph& g, const Node& n);
 std::unique_ptr<Kernel> create_dnnl_qconv(const Graph& g, const Node& n);
 int64_t dnnl_qconv_reference_primitives();
 int64_t dnnl_qconv_copies();
+int64_t dnnl_qconv_channel_splits();
 // dnnl/attention.cc: Attention (float, no past/softcap/qk output) on oneDNN matmul + softmax.
 Reason supports_dnnl_attention(const Graph& g, const Node& n);
 std::unique_ptr<Kernel> create_dnnl_attention(const Graph& g, const Node& n);

@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 #include <set>
 
+#include "core/engine/thread_pool.h"
 #include "kernels/cpu/dnnl/ops.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/dnnl/conv_reference.h"
@@ -345,6 +347,91 @@ TEST(DnnlQConv, ResNetLayersGetJitImplementations) {
     expect_case(c, Host::of(DType::kUInt8, c.x, c.xv), nullptr);
   }
   EXPECT_EQ(dnnl_qconv_reference_primitives(), before);
+}
+
+// One image whose weights outweigh its data (the last stage of a ResNet) runs in blocks of
+// output channels, each its own primitive over its share of W, scales and bias, written through
+// a buffer of its own into its channels (Z copied in first): the values stay the reference's,
+// on two and three threads (80 channels: five blocks of 16 split 2 + 2 + 1), with and without
+// a residual, per-tensor and per-channel scales.
+TEST(DnnlQConv, OneImageWithWideWeightsSplitsByOutputChannels) {
+  std::mt19937 rng(37);
+  const int64_t before = dnnl_qconv_reference_primitives();
+  const int64_t splits = dnnl_qconv_channel_splits();
+  int cases = 0;
+  for (const int threads : {2, 3}) {
+    ThreadPool pool(threads);
+    ScopedPool scope(&pool);
+    for (int t = 0; t < 8; ++t) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, case " + std::to_string(t));
+      QCase c;
+      const int64_t k = t % 2 ? 3 : 1, s = t % 4 == 3 ? 2 : 1, p = k / 2;
+      const int64_t hw = (k == 1 ? 2 : 4) + t % 3;
+      const int64_t m = t % 3 == 0 ? 80 : 64, o = (hw + 2 * p - k) / s + 1;
+      const int64_t ch = k == 1 ? 1280 : 96;  // enough multiply-adds for every thread
+      c.x = {1, ch, hw, hw};
+      c.w = {m, ch, k, k};
+      c.out = {1, m, o, o};
+      c.strides = {s, s};
+      c.dilations = {1, 1};
+      c.pads = {p, p, p, p};
+      c.xv = random_ints(rng, element_count(c.x), 0, 255);
+      c.wv = random_ints(rng, element_count(c.w), -64, 63);
+      c.x_zero = t % 2 ? 0 : pick(rng, 1, 255);
+      for (int64_t i = 0; i < (t % 4 < 2 ? m : 1); ++i)
+        c.w_scale.push_back(uniform(rng, 0.0002, 0.002));
+      c.int_bias = t % 3 != 1;
+      if (c.int_bias) {
+        c.b_scale = c.x_scale * c.w_scale[0];
+        c.bv = random_ints(rng, m, -5000, 5000);
+      } else {
+        for (int64_t i = 0; i < m; ++i) c.bv.push_back(uniform(rng, -2, 2));
+      }
+      c.relu = t % 2 == 0;
+      c.y_type = t % 3 ? DType::kUInt8 : DType::kInt8;
+      c.y_zero = c.y_type == DType::kUInt8 ? pick(rng, 0, 200) : pick(rng, -100, 100);
+      c.residual = t >= 4;
+      std::optional<Host> z;
+      if (c.residual) {
+        c.z_type = t % 2 ? DType::kUInt8 : DType::kInt8;
+        c.zv = c.z_type == DType::kUInt8 ? random_ints(rng, element_count(c.out), 0, 255)
+                                         : random_ints(rng, element_count(c.out), -128, 127);
+        c.z_zero = c.z_type == DType::kUInt8 ? pick(rng, 0, 255) : pick(rng, -128, 127);
+        c.sum_relu = t % 3 == 0;
+        z = Host::of(c.z_type, c.out, c.zv);
+      }
+      choose_scales(c);
+      const int64_t splits_before = dnnl_qconv_channel_splits();
+      expect_case(c, Host::of(DType::kUInt8, c.x, c.xv), z ? &*z : nullptr);
+      EXPECT_EQ(dnnl_qconv_channel_splits(), splits_before + 1);
+      ++cases;
+    }
+  }
+  EXPECT_EQ(dnnl_qconv_channel_splits(), splits + cases);
+  EXPECT_EQ(dnnl_qconv_reference_primitives(), before);
+}
+
+// Images whose data outweigh the weights, and batches, keep the split by rows or images.
+TEST(DnnlQConv, LayersWhoseDataOutweighTheWeightsKeepTheirSplit) {
+  std::mt19937 rng(38);
+  ThreadPool pool(2);
+  ScopedPool scope(&pool);
+  const int64_t splits = dnnl_qconv_channel_splits();
+  for (const int64_t n : {1, 2}) {
+    QCase c;
+    c.x = {n, 16, n == 1 ? 24 : 4, n == 1 ? 24 : 4};
+    c.w = {n == 1 ? 32 : 128, 16, 3, 3};
+    c.out = {n, c.w[0], c.x[2], c.x[3]};
+    c.strides = {1, 1};
+    c.dilations = {1, 1};
+    c.pads = {1, 1, 1, 1};
+    c.xv = random_ints(rng, element_count(c.x), 0, 255);
+    c.wv = random_ints(rng, element_count(c.w), -64, 63);
+    c.w_scale = {0.003};
+    choose_scales(c);
+    expect_case(c, Host::of(DType::kUInt8, c.x, c.xv), nullptr);
+  }
+  EXPECT_EQ(dnnl_qconv_channel_splits(), splits);
 }
 
 // geon.QGemm: X (N, K) by W (M, K) with trans_b, else (K, M), against the product in double.
