@@ -3,6 +3,7 @@
 #include "core/engine/accumulate.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -48,8 +49,29 @@ A identity() {
                                        : std::numeric_limits<A>::max();
 }
 
+// Eight floats as one value. The lanes of a max or min are these rather than a float array:
+// GCC leaves the array's selects scalar (it vectorises the sums), and vector_size(64) selects
+// are split into scalars where the machine has no 64-byte registers.
+using Floats8 = float __attribute__((vector_size(32)));
+using Ints8 = int32_t __attribute__((vector_size(32)));
+
+// fold<R>(acc, 0, v, n) for R max or min and float values, as 16 lanes. A NaN never wins the
+// lanes' comparison, so they only note one: a chunk with a NaN folds again in fold's own loop,
+// which keeps it (the result is then that NaN, as before). Ties keep the value seen last, as
+// combine does.
+template <Reduce R>
+void fold_extremes(double* acc, const float* v, int64_t n);
+
 template <Reduce R, class A, class T>
 void fold(A* acc, int64_t stride, const T* v, int64_t n) {
+  if constexpr ((R == Reduce::kMax || R == Reduce::kMin) && std::is_same_v<A, double> &&
+                std::is_same_v<T, float>) {
+    if (stride == 0) return fold_extremes<R>(acc, v, n);
+  }
+  if (stride == 1) {  // a reduction over rows, into each column: the loop vectorises
+    for (int64_t i = 0; i < n; ++i) acc[i] = combine<R>(acc[i], static_cast<A>(v[i]));
+    return;
+  }
   if (stride != 0) {
     for (int64_t i = 0; i < n; ++i)
       acc[i * stride] = combine<R>(acc[i * stride], static_cast<A>(v[i]));
@@ -68,6 +90,38 @@ void fold(A* acc, int64_t stride, const T* v, int64_t n) {
   A total = acc[0];
   for (int k = 0; k < kLanes; ++k) total = combine<R>(total, static_cast<A>(lane[k]));
   for (; i < n; ++i) total = combine<R>(total, static_cast<A>(v[i]));
+  acc[0] = total;
+}
+
+template <Reduce R>
+void fold_extremes(double* acc, const float* v, int64_t n) {
+  Floats8 lane[2];
+  for (Floats8& l : lane)
+    for (int k = 0; k < 8; ++k) l[k] = identity<R, float>();
+  Ints8 nan = {};
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    for (int h = 0; h < 2; ++h) {
+      Floats8 x;
+      std::memcpy(&x, v + i + 8 * h, sizeof x);
+      if constexpr (R == Reduce::kMax)
+        lane[h] = lane[h] > x ? lane[h] : x;
+      else
+        lane[h] = lane[h] < x ? lane[h] : x;
+      nan |= x != x;
+    }
+  for (int k = 0; k < 8; ++k)
+    if (nan[k]) {
+      // Rare: redo the chunk with the NaN-keeping combine.
+      double total = acc[0];
+      for (int64_t j = 0; j < n; ++j) total = combine<R>(total, static_cast<double>(v[j]));
+      acc[0] = total;
+      return;
+    }
+  double total = acc[0];
+  for (int h = 0; h < 2; ++h)
+    for (int k = 0; k < 8; ++k) total = combine<R>(total, static_cast<double>(lane[h][k]));
+  for (; i < n; ++i) total = combine<R>(total, static_cast<double>(v[i]));
   acc[0] = total;
 }
 

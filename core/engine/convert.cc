@@ -1,6 +1,7 @@
 // Typed conversion loops for the common dtypes; the rest go through core/dtype/scalar.h.
 #include "core/engine/convert.h"
 
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -75,6 +76,11 @@ void loop(const void* src, int64_t ss, void* dst, int64_t ds, int64_t n) {
     for (int64_t i = 0; i < n; ++i) d[i * ds] = store<D>(b[i * ss] != 0);
   } else if (ss == 1 && ds == 1) {
     for (int64_t i = 0; i < n; ++i) d[i] = store<D>(load(s[i]));
+  } else if (ss == 0 && ds == 1) {
+    // A broadcast operand filling a chunk (a scalar divisor, a per-channel bias): converted
+    // once, then a fill the compiler vectorises, where the strided loop stored one by one.
+    const D v = store<D>(load(s[0]));
+    std::fill_n(d, n, v);
   } else {
     for (int64_t i = 0; i < n; ++i) d[i * ds] = store<D>(load(s[i * ss]));
   }

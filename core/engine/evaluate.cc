@@ -139,6 +139,16 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
   // chunk's passes.
   const size_t fold_at =
       st.reduce != Reduce::kNone && last.op->name == "mul" ? e.nodes.size() - 1 : e.nodes.size();
+  // Identity nodes whose argument is already of their type (the lone node of a plain
+  // ReduceSum or ReduceMax) pass that argument on, read in place, instead of copying it: a
+  // row reduction was one copy of every row through the chunk before its fold.
+  uint64_t aliases = 0;
+  for (size_t k = 0; k < std::min<size_t>(e.nodes.size(), 64); ++k) {
+    const ExprNode& node = e.nodes[k];
+    const bool stored = k + 1 == e.nodes.size() && direct_store;
+    if (node.op->name == "identity" && node.result == node.compute && !stored)
+      aliases |= uint64_t{1} << k;
+  }
   // One chunk of n elements from j0 of the row whose operand offsets are `off`.
   const auto run_chunk = [&](const int64_t* off, int64_t j0, int64_t n) {
     for (size_t k = 0; k < e.nodes.size(); ++k) {
@@ -168,6 +178,10 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
         convert_strided(from, base, first, stride, node.compute, buf, 0, 1, n);
         if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
         args[a] = buf;
+      }
+      if (k < 64 && (aliases >> k & 1)) {
+        vals[k] = args[0];
+        continue;
       }
       if (k == fold_at &&
           accumulate_products(st.reduce, st.acc_dtype, acc_at(off, j0), inner_stride(p, acc_op),

@@ -143,10 +143,14 @@ LoopPlan make_loop_plan(std::span<const TensorDesc* const> operands,
     }
   }
 
-  // Innermost = densest: order by the destination's stride, or where the destination is
-  // reduced (stride 0), by the largest input stride.
+  // Innermost = densest: order by the destination's stride, or in a reduction (the destination
+  // has stride 0 along some dim) by the largest input stride on every dim. Mixing the two in a
+  // reduction interleaved them: NCHW reduced over H and W put C between H and W (the
+  // destination's stride 1 beside the input's 1), leaving rows of W elements, not H x W.
+  bool reduces = false;
+  for (const LoopDim& ld : dims) reduces |= ld.stride[0] == 0;
   auto key = [&](const LoopDim& ld) {
-    if (ld.stride[0] != 0) return std::abs(ld.stride[0]);
+    if (ld.stride[0] != 0 && !reduces) return std::abs(ld.stride[0]);
     int64_t k = 0;
     for (int o = 1; o < n_ops; ++o) k = std::max(k, std::abs(ld.stride[o]));
     return k;
@@ -178,6 +182,20 @@ LoopPlan make_loop_plan(std::span<const TensorDesc* const> operands,
     dims[kept++] = ld;
   }
   dims.resize(kept);
+  // An elementwise pass whose densest dim is a handful of elements (DepthToSpace's block of 2,
+  // a transpose into a short last dim) would run one chunk per handful: the longest dim that an
+  // operand steps through with unit stride goes innermost instead.
+  constexpr int64_t kShortInner = 16;
+  if (!reduces && dims.size() >= 2 && dims.back().length < kShortInner) {
+    size_t best = dims.size() - 1;
+    for (size_t i = 0; i + 1 < dims.size(); ++i) {
+      bool unit = false;
+      for (int o = 0; o < n_ops; ++o) unit |= std::abs(dims[i].stride[o]) == 1;
+      if (unit && dims[i].length >= kShortInner && dims[i].length > dims[best].length) best = i;
+    }
+    std::rotate(dims.begin() + static_cast<std::ptrdiff_t>(best),
+                dims.begin() + static_cast<std::ptrdiff_t>(best) + 1, dims.end());
+  }
   const std::vector<LoopDim>& merged = dims;
   if (static_cast<int>(merged.size()) > kMaxLoopRank)
     fail(ErrorCode::kInvalidArgument,

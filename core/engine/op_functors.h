@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/base/hd.h"
+#include "core/engine/float_math.h"
 #include "core/engine/ops.h"
 
 namespace geon::ops {
@@ -109,13 +110,19 @@ struct BitwiseNot {
 struct Exp {
   template <class T>
   GEON_HD static T f(T x, const OpParams&) {
-    return std::exp(x);
+    if constexpr (std::is_same_v<T, float>)
+      return float_math::exp(x);
+    else
+      return std::exp(x);
   }
 };
 struct Log {
   template <class T>
   GEON_HD static T f(T x, const OpParams&) {
-    return std::log(x);
+    if constexpr (std::is_same_v<T, float>)
+      return float_math::log(x);
+    else
+      return std::log(x);
   }
 };
 struct Sqrt {
@@ -199,13 +206,19 @@ struct Atanh {
 struct Tanh {
   template <class T>
   GEON_HD static T f(T x, const OpParams&) {
-    return std::tanh(x);
+    if constexpr (std::is_same_v<T, float>)
+      return float_math::tanh(x);
+    else
+      return std::tanh(x);
   }
 };
 struct Erf {
   template <class T>
   GEON_HD static T f(T x, const OpParams&) {
-    return std::erf(x);
+    if constexpr (std::is_same_v<T, float>)
+      return float_math::erf(x);
+    else
+      return std::erf(x);
   }
 };
 struct Floor {
@@ -231,6 +244,7 @@ struct Sigmoid {
   // Split by sign so exp never overflows for large |x|.
   template <class T>
   GEON_HD static T f(T x, const OpParams&) {
+    if constexpr (std::is_same_v<T, float>) return float_math::sigmoid(x);
     if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
     const T e = std::exp(x);
     return e / (T(1) + e);
@@ -277,14 +291,14 @@ struct Celu {  // max(0, x) + min(0, alpha * (exp(x / alpha) - 1))
 struct Gelu {  // the erf form
   template <class T>
   GEON_HD static T f(T x, const OpParams&) {
-    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+    return T(0.5) * x * (T(1) + Erf::f(x * T(0.70710678118654752440), OpParams{}));
   }
 };
 struct GeluTanh {  // the tanh approximation
   template <class T>
   GEON_HD static T f(T x, const OpParams&) {
     const T inner = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);
-    return T(0.5) * x * (T(1) + std::tanh(inner));
+    return T(0.5) * x * (T(1) + Tanh::f(inner, OpParams{}));
   }
 };
 struct HardSigmoid {  // max(0, min(1, alpha * x + beta))
@@ -414,7 +428,9 @@ struct Pow {
   template <class T>
   GEON_HD static T f(T a, T b, const OpParams&) {
     if constexpr (std::is_floating_point_v<T>) {
-      return std::pow(a, b);
+      // x^2 (decomposed normalisations) as the product: std::pow's value, and the CPU chunk
+      // loop takes it vectorised for a whole chunk of exponents 2.
+      return b == T(2) ? a * a : std::pow(a, b);
     } else {
       if constexpr (std::is_signed_v<T>)
         if (b < T(0)) return a == T(1) ? T(1) : a == T(-1) ? (b % 2 ? T(-1) : T(1)) : T(0);

@@ -34,6 +34,16 @@ void chunk(int64_t n, void* out, const void* a, const void* b, const void* c, co
     for (int64_t i = 0; i < n; ++i) o[i] = static_cast<R>(F::f(x[i], p));
   } else if constexpr (Arity == 2) {
     const T* y = static_cast<const T*>(b);
+    if constexpr (std::is_same_v<F, ops::Pow> && std::is_floating_point_v<T>) {
+      // Pow(x, 2), the variance of decomposed normalisations: the functor's x * x for the whole
+      // chunk, which vectorises, where a loop that may call pow stays scalar.
+      bool squares = true;
+      for (int64_t i = 0; i < n; ++i) squares &= y[i] == T(2);
+      if (squares) {
+        for (int64_t i = 0; i < n; ++i) o[i] = x[i] * x[i];
+        return;
+      }
+    }
     for (int64_t i = 0; i < n; ++i) o[i] = static_cast<R>(F::f(x[i], y[i], p));
   } else {
     const T* y = static_cast<const T*>(b);

@@ -65,6 +65,41 @@ TEST(LoopPlan, ModuloOperandIsSplitIntoAZeroStrideSubDim) {
   }
 }
 
+// A reduction orders its dims by the input's strides: NCHW reduced over H and W into (N, C, 1, 1)
+// is rows of H x W (the destination's stride 1 on C once sat between H and W: rows of W).
+TEST(LoopPlan, ReductionOverTheInnerDimsRunsRowsOfTheirProduct) {
+  const TensorDesc dst = row_major(DType::kFloat, std::vector<int64_t>{8, 64, 1, 1});
+  const TensorDesc src = row_major(DType::kFloat, std::vector<int64_t>{8, 64, 56, 56});
+  const TensorDesc* ops[] = {&dst, &src};
+  const LoopPlan p = make_loop_plan(ops, src.shape);
+  ASSERT_EQ(p.rank, 2);
+  EXPECT_EQ(p.length[1], 56 * 56);
+  EXPECT_EQ(p.stride[0][1], 0);
+  EXPECT_EQ(p.stride[1][1], 1);
+  EXPECT_EQ(p.length[0], 8 * 64);
+}
+
+// An elementwise pass whose densest dim is short (DepthToSpace's block) runs a longer unit-stride
+// dim innermost instead of one chunk per block.
+TEST(LoopPlan, ShortDensestDimGivesWayToALongUnitStrideDim) {
+  // dst (28, 56, 2) dense; src (2, 28, 56) dense read as (28, 56, 2): unit stride along 56.
+  const TensorDesc dst = row_major(DType::kFloat, std::vector<int64_t>{28, 56, 2});
+  const int64_t perm[] = {1, 2, 0};
+  const TensorDesc src = permute(row_major(DType::kFloat, std::vector<int64_t>{2, 28, 56}), perm);
+  const TensorDesc* ops[] = {&dst, &src};
+  const LoopPlan p = make_loop_plan(ops, dst.shape);
+  ASSERT_GE(p.rank, 2);
+  EXPECT_EQ(p.length[p.rank - 1], 28 * 56);  // the (28, 56) dims merge in both operands
+  EXPECT_EQ(p.stride[1][p.rank - 1], 1);
+  EXPECT_EQ(p.stride[0][p.rank - 1], 2);
+  // A short densest dim with nothing longer at unit stride stays where it is.
+  const TensorDesc small = row_major(DType::kFloat, std::vector<int64_t>{4, 3});
+  const TensorDesc small_t = transpose(row_major(DType::kFloat, std::vector<int64_t>{3, 4}));
+  const TensorDesc* few[] = {&small, &small_t};
+  const LoopPlan q = make_loop_plan(few, small.shape);
+  EXPECT_EQ(q.length[q.rank - 1], 3);
+}
+
 TEST(LoopPlan, ElementOffsetsMatchNaiveIndexingOnRandomViews) {
   std::mt19937_64 rng(42);
   for (int rep = 0; rep < 500; ++rep) {

@@ -83,6 +83,26 @@ TEST(OpSemantics, IntegerPowerIsExactAndNegativeExponentsTruncate) {
             (std::vector<int64_t>{81, int64_t{1} << 62, -8, 1, -1, 0}));
 }
 
+// Pow(x, 2) squares in a vectorised loop: the same values std::pow gives, zeros, infinities and
+// NaN included; a chunk with any other exponent keeps std::pow for all of it.
+TEST(OpSemantics, PowOfTwoIsStdPowAndOtherExponentsStillAre) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  const std::vector<float> x{3.f, -0.f, -inf, nan, 1e20f, -1.5f, 1e-30f, 0.1f};
+  for (const std::vector<float>& e :
+       {std::vector<float>(x.size(), 2.f), std::vector<float>{2, 2, 2, 2, 2, 2, 2, 0.5f},
+        std::vector<float>{2, 3, -2, 2, 0.5f, 2, 2, 2}}) {
+    const std::vector<float> got = run2<float>("pow", x, e, DType::kFloat);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float want = std::pow(x[i], e[i]);
+      if (std::isnan(want))
+        EXPECT_TRUE(std::isnan(got[i])) << x[i] << "^" << e[i];
+      else
+        EXPECT_EQ(got[i], want) << x[i] << "^" << e[i];
+      EXPECT_EQ(std::signbit(got[i]), std::signbit(want)) << x[i] << "^" << e[i];
+    }
+  }
+}
+
 TEST(OpSemantics, SigmoidIsFiniteForLargeMagnitudes) {
   auto s = run1<float>("sigmoid", {-1000.f, 1000.f, 0.f}, DType::kFloat);
   EXPECT_EQ(s[0], 0.f);

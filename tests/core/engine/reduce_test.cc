@@ -2,6 +2,7 @@
 // against the loop and every loop element combines into the destination element it maps to.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -120,6 +121,44 @@ TEST(EngineReduce, SumIntoScalarIsDeterministicAcrossRuns) {
   double want = 0;
   for (float v : x) want += v;
   EXPECT_NEAR(first, want, 1e-3);
+}
+
+// Float max and min fold rows in vector lanes, which a NaN never wins: the result must still be
+// NaN when any value is, wherever it sits (in the lanes or the tail), and exact otherwise.
+TEST(EngineReduce, MaxAndMinOfFloatRowsAreExactAndKeepNaN) {
+  std::mt19937 rng(17);
+  ThreadPool pool(2);
+  EngineOptions opt;
+  opt.pool = &pool;
+  const int64_t rows = 3;
+  for (const int64_t len : {1, 15, 16, 17, 33, 1000, 4096 + 37, 10000}) {
+    for (const Reduce r : {Reduce::kMax, Reduce::kMin}) {
+      for (const int64_t nan_at : {int64_t{-1}, int64_t{0}, int64_t{9}, len / 2, len - 1}) {
+        std::vector<float> x(rows * len);
+        for (float& v : x) v = std::uniform_real_distribution<float>(-100, 100)(rng);
+        x[len / 3] = INFINITY;  // row 0: an infinity among the values
+        x[len + len / 4] = -INFINITY;
+        if (nan_at >= 0) x[len + nan_at] = NAN;  // row 1
+        std::vector<float> out(rows, 0.f);
+        reduce(r, {row_major(DType::kFloat, std::vector<int64_t>{rows, 1}), out.data()},
+               {row_major(DType::kFloat, std::vector<int64_t>{rows, len}), x.data()}, opt);
+        for (int64_t i = 0; i < rows; ++i) {
+          float want = r == Reduce::kMax ? -INFINITY : INFINITY;
+          bool nan = false;
+          for (int64_t j = 0; j < len; ++j) {
+            const float v = x[i * len + j];
+            nan |= std::isnan(v);
+            want = r == Reduce::kMax ? std::max(want, v) : std::min(want, v);
+          }
+          if (nan)
+            EXPECT_TRUE(std::isnan(out[i])) << "row " << i << " of " << len << " NaN at " << nan_at;
+          else
+            EXPECT_EQ(out[i], want)
+                << "row " << i << " of " << len << " reduce " << static_cast<int>(r);
+        }
+      }
+    }
+  }
 }
 
 TEST(EngineReduce, EmptyLoopGivesIdentityAndMeanOfNothingIsNaN) {
