@@ -35,12 +35,7 @@ bool native_winograd_expected() {
 int64_t run_chain(const std::vector<std::pair<int64_t, float>>& bad, uint32_t seed) {
   std::mt19937 rng(seed);
   const Dims xs{1, 64, 20, 20}, ws{64, 64, 3, 3};
-  std::uniform_real_distribution<double> u(-1, 1);
-  const auto values = [&](int64_t n, double scale) {
-    std::vector<double> v(static_cast<size_t>(n));
-    for (double& e : v) e = u(rng) * scale;
-    return v;
-  };
+  const auto values = [&](int64_t n, double scale) { return uniform_values(rng, n, scale); };
   const double scale = 1 / std::sqrt(9.0 * 64);
   std::vector<double> xv = values(element_count(xs), 1);
   for (const auto& [at, v] : bad) xv[static_cast<size_t>(at)] = v;

@@ -1,8 +1,10 @@
 // Naive direct (transposed) convolution for the cpu.dnnl conv tests: explicit loops over every
 // output and kernel position, 1-D to 3-D (shorter ranks padded with length-1 dims), groups,
-// strides, dilations and begin pads. Independent of the kernel's oneDNN setup.
+// strides, dilations and begin pads. Independent of the kernel's oneDNN setup. Also the seeded
+// random values those tests feed it.
 #pragma once
 
+#include <random>
 #include <vector>
 
 #include "tests/kernels/cpu/harness.h"
@@ -88,6 +90,14 @@ inline std::vector<double> conv_reference(const Host& x, const Host& w, const Ho
       }
     }
   return y;
+}
+
+// n values uniform in [-scale, scale) from rng, in double (weights and inputs for the reference).
+inline std::vector<double> uniform_values(std::mt19937& rng, int64_t n, double scale) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (double& e : v) e = u(rng) * scale;
+  return v;
 }
 
 }  // namespace geon::cpu::testing

@@ -198,12 +198,7 @@ TEST(DnnlConvWinograd, ManyThreadsLeaveLargeScratchpadsToTheDirectKernels) {
 TEST(DnnlConvWinograd, ChannelsLastIntermediatesOfACompiledGraph) {
   std::mt19937 rng(6);
   const Dims xs{1, 64, 13, 11}, ws{64, 64, 3, 3};
-  std::uniform_real_distribution<double> u(-1, 1);
-  const auto values = [&](int64_t n, double scale) {
-    std::vector<double> v(static_cast<size_t>(n));
-    for (double& e : v) e = u(rng) * scale;
-    return v;
-  };
+  const auto values = [&](int64_t n, double scale) { return uniform_values(rng, n, scale); };
   const double scale = 1 / std::sqrt(9.0 * 64);
   const Host x = Host::of(DType::kFloat, xs, values(element_count(xs), 1));
   const Host w1 = Host::of(DType::kFloat, ws, values(element_count(ws), scale));
