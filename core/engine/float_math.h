@@ -32,6 +32,24 @@ GEON_HD float from_bits(uint32_t u) {
 // 2^n for n in [-126, 127].
 GEON_HD float pow2(int32_t n) { return from_bits(static_cast<uint32_t>(n + 127) << 23); }
 
+// The polynomial with coefficients c (highest degree first) at x, by Horner's rule.
+template <int N>
+GEON_HD float horner(float x, const float (&c)[N]) {
+  float p = c[0];
+  for (int i = 1; i < N; ++i) p = p * x + c[i];
+  return p;
+}
+
+// (e^x - 1) / x by its Taylor series to x^6: with |x| <= ln 2 / 2 the first term left out is
+// below 6e-9 relative.
+GEON_HD float expm1_over_x(float x) {
+  constexpr float c[] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f};
+  return horner(x, c);
+}
+
+// e^x - 1 for |x| <= ln 2 / 2, without the cancellation of e^x - 1.
+GEON_HD float expm1_small(float x) { return expm1_over_x(x) * x; }
+
 // e^x = 2^n · e^r with n = round(x / ln 2) and |r| <= ln 2 / 2. ln 2 is split so that n · kLn2Hi
 // is exact; 2^n is applied in two halves, so that results near overflow and in the subnormal
 // range need no special case.
@@ -45,15 +63,7 @@ GEON_HD float exp(float x) {
   const float n = t - kShift;
   const int32_t ni = static_cast<int32_t>(bits(t) - bits(kShift));
   const float r = (x - n * kLn2Hi) - n * kLn2Lo;
-  // e^r by its Taylor series to r^7: the first term left out is below 6e-9 relative.
-  float p = 1.0f / 5040;
-  p = p * r + 1.0f / 720;
-  p = p * r + 1.0f / 120;
-  p = p * r + 1.0f / 24;
-  p = p * r + 1.0f / 6;
-  p = p * r + 0.5f;
-  p = p * r + 1.0f;
-  p = p * r + 1.0f;
+  const float p = expm1_over_x(r) * r + 1.0f;
   const int32_t half = ni >> 1;
   return p * pow2(half) * pow2(ni - half);
 }
@@ -72,29 +82,14 @@ GEON_HD float log(float x) {
   e = high ? e + 1 : e;
   const float f = m - 1.0f;  // exact
   const float s = f / (2.0f + f), z = s * s;
-  float q = 2.0f / 11;
-  q = q * z + 2.0f / 9;
-  q = q * z + 2.0f / 7;
-  q = q * z + 2.0f / 5;
-  q = q * z + 2.0f / 3;
+  constexpr float c[] = {2.0f / 11, 2.0f / 9, 2.0f / 7, 2.0f / 5, 2.0f / 3};
+  const float q = horner(z, c);
   const float ef = static_cast<float>(e);
   const float r = ef * kLn2Hi + (f - s * (f - q * z) + ef * kLn2Lo);
   float y = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
   y = x < 0.0f ? std::numeric_limits<float>::quiet_NaN() : y;
   y = x == std::numeric_limits<float>::infinity() ? x : y;
   return x != x ? x : y;
-}
-
-// e^x - 1 for |x| <= ln 2 / 2 without the cancellation: the Taylor series less its 1.
-GEON_HD float expm1_small(float x) {
-  float p = 1.0f / 5040;
-  p = p * x + 1.0f / 720;
-  p = p * x + 1.0f / 120;
-  p = p * x + 1.0f / 24;
-  p = p * x + 1.0f / 6;
-  p = p * x + 0.5f;
-  p = p * x + 1.0f;
-  return p * x;
 }
 
 // tanh |x| = (e - 1) / (e + 1) with e = e^(2|x|); below 2|x| = ln 2 / 2 e - 1 comes from
@@ -126,31 +121,16 @@ GEON_HD float erf(float x) {
   float a = x < 0.0f ? -x : x;
   a = a > 4.0f ? 4.0f : a;  // keeps a NaN
   const float z = a * a;
-  float s = 1.480719282e-08f;
-  s = s * z - 1.636584469e-07f;
-  s = s * z + 1.646211437e-06f;
-  s = s * z - 1.492565036e-05f;
-  s = s * z + 1.205533298e-04f;
-  s = s * z - 8.548327023e-04f;
-  s = s * z + 5.223977625e-03f;
-  s = s * z - 2.686617065e-02f;
-  s = s * z + 1.128379167e-01f;
-  s = s * z - 3.761263890e-01f;
-  s = s * z + 1.128379167e+00f;
-  const float u = a * (2.0f / 3) - 5.0f / 3;
-  float g = 1.381908901e-05f;
-  g = g * u - 3.692872357e-05f;
-  g = g * u + 5.494724820e-05f;
-  g = g * u - 1.439485979e-04f;
-  g = g * u + 4.145080978e-04f;
-  g = g * u - 1.017117774e-03f;
-  g = g * u + 2.401701695e-03f;
-  g = g * u - 5.567332910e-03f;
-  g = g * u + 1.248970367e-02f;
-  g = g * u - 2.700572529e-02f;
-  g = g * u + 5.611047258e-02f;
-  g = g * u - 1.115210047e-01f;
-  g = g * u + 2.108063643e-01f;
+  constexpr float taylor[] = {1.480719282e-08f,  -1.636584469e-07f, 1.646211437e-06f,
+                              -1.492565036e-05f, 1.205533298e-04f,  -8.548327023e-04f,
+                              5.223977625e-03f,  -2.686617065e-02f, 1.128379167e-01f,
+                              -3.761263890e-01f, 1.128379167e+00f};
+  constexpr float fitted[] = {
+      1.381908901e-05f,  -3.692872357e-05f, 5.494724820e-05f,  -1.439485979e-04f, 4.145080978e-04f,
+      -1.017117774e-03f, 2.401701695e-03f,  -5.567332910e-03f, 1.248970367e-02f,  -2.700572529e-02f,
+      5.611047258e-02f,  -1.115210047e-01f, 2.108063643e-01f};
+  const float s = horner(z, taylor);
+  const float g = horner(a * (2.0f / 3) - 5.0f / 3, fitted);
   const float r = a < 1.0f ? a * s : 1.0f - exp(-z) * g;
   const uint32_t sign = bits(x) & 0x80000000u;
   return from_bits(bits(r) | sign);
