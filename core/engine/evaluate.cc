@@ -16,6 +16,7 @@
 #include "core/engine/convert.h"
 #include "core/engine/engine.h"
 #include "core/engine/parallel.h"
+#include "core/engine/transpose_copy.h"
 
 namespace geon {
 namespace {
@@ -110,8 +111,20 @@ bool transposing(const PassState& st, const LoopPlan& p) {
   return false;
 }
 
+// Whether the pass copies its one input bit for bit: an identity of the destination's type.
+bool plain_copy(const PassState& st) {
+  const Expr& e = *st.expr;
+  const DType t = st.dst->desc.dtype;
+  return st.reduce == Reduce::kNone && e.nodes.size() == 1 && e.nodes[0].op->name == "identity" &&
+         !e.nodes[0].args[0].node && e.nodes[0].scale[0] == 1.0 && st.in_dtype[0] == t &&
+         !is_packed(t) && dtype_bits(t) % 8 == 0;
+}
+
 // Runs one part serially: every row of the plan, chunk by chunk (tiles when transposing).
 void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
+  if (plain_copy(st) && copy_transposed(p, static_cast<int>(elem_bytes(st.dst->desc.dtype)),
+                                        st.dst->data, st.in_base[0]))
+    return;
   const Expr& e = *st.expr;
   const int n_in = static_cast<int>(e.inputs.size());
   const int acc_op = n_in + 1;
