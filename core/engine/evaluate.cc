@@ -16,7 +16,7 @@
 #include "core/engine/convert.h"
 #include "core/engine/engine.h"
 #include "core/engine/parallel.h"
-#include "core/engine/transpose_copy.h"
+#include "core/engine/plain_copy.h"
 
 namespace geon {
 namespace {
@@ -122,9 +122,12 @@ bool plain_copy(const PassState& st) {
 
 // Runs one part serially: every row of the plan, chunk by chunk (tiles when transposing).
 void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
-  if (plain_copy(st) && copy_transposed(p, static_cast<int>(elem_bytes(st.dst->desc.dtype)),
-                                        st.dst->data, st.in_base[0]))
-    return;
+  if (plain_copy(st)) {
+    const int bytes = static_cast<int>(elem_bytes(st.dst->desc.dtype));
+    if (copy_rows(p, bytes, st.dst->data, st.in_base[0]) ||
+        copy_transposed(p, bytes, st.dst->data, st.in_base[0]))
+      return;
+  }
   const Expr& e = *st.expr;
   const int n_in = static_cast<int>(e.inputs.size());
   const int acc_op = n_in + 1;
@@ -216,10 +219,11 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
     }
   };
 
+  RowCursor cursor(p);
   for (int64_t r0 = 0; r0 < rows; r0 += group) {
     const int64_t in_group = std::min(group, rows - r0);
-    for (int64_t r = 0; r < in_group; ++r)
-      for (int o = 0; o < p.operands; ++o) offs[r][o] = row_offset(p, o, r0 + r);
+    for (int64_t r = 0; r < in_group; ++r, cursor.next())
+      std::copy_n(cursor.offset, p.operands, offs[r]);
     for (int64_t j0 = 0; j0 < inner; j0 += chunk) {
       const int64_t n = std::min(chunk, inner - j0);
       for (int64_t r = 0; r < in_group; ++r) run_chunk(offs[r], j0, n);

@@ -63,6 +63,26 @@ GEON_HD int64_t row_offset(const LoopPlan& p, int op, int64_t row) {
   return off;
 }
 
+// The rows of a plan in order with every operand's offset at the start of the current row:
+// next() adds a stride (and carries) where row_offset divides once per dim and operand, which
+// was most of a pass over short rows (an NCHW broadcast of 56-element rows).
+struct RowCursor {
+  explicit RowCursor(const LoopPlan& plan) : p(&plan) {
+    for (int o = 0; o < plan.operands; ++o) offset[o] = plan.offset[o];
+  }
+  void next() {
+    for (int d = p->rank - 2; d >= 0; --d) {
+      for (int o = 0; o < p->operands; ++o) offset[o] += p->stride[o][d];
+      if (++index[d] < p->length[d]) return;
+      for (int o = 0; o < p->operands; ++o) offset[o] -= p->stride[o][d] * p->length[d];
+      index[d] = 0;
+    }
+  }
+  const LoopPlan* p;
+  int64_t index[kMaxLoopRank] = {};
+  int64_t offset[kMaxLoopOperands] = {};
+};
+
 // Element offset of operand `op` at linear loop index `i` (row-major over the loop shape).
 GEON_HD int64_t element_offset(const LoopPlan& p, int op, int64_t i) {
   if (p.rank == 0) return p.offset[op];

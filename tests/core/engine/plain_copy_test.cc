@@ -1,7 +1,8 @@
-// Transposing copies (core/engine/transpose_copy.h): the register-block path takes the plans it
-// is for (NCHW <-> NHWC, 2-D transposes, either dim order) and declines the rest, and every copy
-// through assign, block path or not, puts each element where a naive index loop does, for
-// 1-, 2-, 4- and 8-byte elements, block tails, offsets, reversed and stepped views.
+// Plain copies (core/engine/plain_copy.h): the row path takes copies whose rows are contiguous
+// on both sides (broadcast rows, slices) and the register-block path the transposes (NCHW <->
+// NHWC, 2-D transposes, either dim order); each declines the rest, and every copy through
+// assign, either path or neither, puts each element where a naive index loop does, for 1-, 2-,
+// 4- and 8-byte elements, block tails, offsets, reversed and stepped views.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -11,8 +12,8 @@
 #include "core/desc/views.h"
 #include "core/engine/engine.h"
 #include "core/engine/loop_plan.h"
+#include "core/engine/plain_copy.h"
 #include "core/engine/thread_pool.h"
-#include "core/engine/transpose_copy.h"
 #include "tests/core/engine/random_views.h"
 
 namespace geon {
@@ -104,9 +105,46 @@ TEST(TransposeCopy, DeclinesWhatIsNotATransposeOrTooShortForABlock) {
   EXPECT_TRUE(takes(m, transpose(row_major(DType::kFloat, Dims{48, 64}))));
 }
 
+// Runs dst <- src through copy_rows and checks it against the index loop, or that it declined
+// without writing.
+bool rows_path(DType t, const TensorDesc& dst, const TensorDesc& src) {
+  const int64_t bytes = dtype_bits(t) / 8;
+  std::vector<std::byte> s = distinct_bytes(t, byte_span(src).end / bytes + 1);
+  std::vector<std::byte> d(static_cast<size_t>(byte_span(dst).end + bytes), std::byte{0x5a});
+  const std::vector<std::byte> before = d;
+  if (!copy_rows(copy_plan(dst, src), static_cast<int>(bytes), d.data(), s.data())) {
+    EXPECT_EQ(d, before) << "declined but wrote";
+    return false;
+  }
+  for_each_index(dst.shape, [&](const Dims& idx) {
+    const int64_t o = reference_offset(dst, idx), i = reference_offset(src, idx);
+    EXPECT_EQ(std::memcmp(&d[o * bytes], &s[i * bytes], bytes), 0)
+        << to_string(dst) << " <- " << to_string(src) << " at flat " << o;
+  });
+  return true;
+}
+
+TEST(PlainCopy, RowsContiguousOnBothSidesAreCopiedWholeAndOthersDeclined) {
+  for (DType t : {DType::kUInt8, DType::kFloat16, DType::kInt32, DType::kDouble}) {
+    // Expand: (C, 1, W) to (N, C, H, W), rows repeated along N and H.
+    const Dims out{3, 5, 4, 9};
+    EXPECT_TRUE(rows_path(t, row_major(t, out), broadcast_to(row_major(t, Dims{5, 1, 9}), out)));
+    // A slice of a wider tensor into a slice of another, with offsets.
+    const TensorDesc wide = row_major(t, Dims{6, 20}), taller = row_major(t, Dims{8, 20});
+    EXPECT_TRUE(rows_path(t, narrow(wide, 1, 2, 11), narrow(narrow(taller, 1, 7, 11), 0, 1, 6)));
+    EXPECT_TRUE(rows_path(t, row_major(t, Dims{7}), row_major(t, Dims{7})));  // one row
+    // Not contiguous along the inner dim on one side, or the inner dim broadcast.
+    EXPECT_FALSE(
+        rows_path(t, row_major(t, Dims{4, 6}), slice(row_major(t, Dims{4, 12}), 1, 0, 12, 2)));
+    EXPECT_FALSE(rows_path(t, transpose(row_major(t, Dims{6, 4})), row_major(t, Dims{4, 6})));
+    EXPECT_FALSE(
+        rows_path(t, row_major(t, Dims{4, 6}), broadcast_to(row_major(t, Dims{4, 1}), Dims{4, 6})));
+  }
+}
+
 // Random views on both sides (permuted, stepped, reversed, offset) through assign, which takes
-// the block path wherever it applies, on one and two threads.
-TEST(TransposeCopy, AssignBetweenRandomViewsMatchesTheIndexLoop) {
+// the row or block path wherever one applies, on one and two threads.
+TEST(PlainCopy, AssignBetweenRandomViewsMatchesTheIndexLoop) {
   std::mt19937_64 rng(41);
   for (int threads : {1, 2}) {
     ThreadPool pool(threads);

@@ -1,9 +1,10 @@
-// Transposing copies in register blocks (transpose_copy.h). The blocks are GCC vector
-// extensions shuffled with __builtin_shufflevector, which -march=native turns into the
-// machine's unpack and permute instructions; core stays free of intrinsics.
-#include "core/engine/transpose_copy.h"
+// Plain copies (plain_copy.h). The transposing blocks are GCC vector extensions shuffled with
+// __builtin_shufflevector, which -march=native turns into the machine's unpack and permute
+// instructions; core stays free of intrinsics.
+#include "core/engine/plain_copy.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <utility>
 
@@ -114,6 +115,19 @@ bool copy_transposed(const LoopPlan& plan, int elem_bytes, void* dst, const void
     default:
       return false;
   }
+}
+
+bool copy_rows(const LoopPlan& p, int elem_bytes, void* dst, const void* src) {
+  if (p.rank < 1 || p.operands != 2 || p.stride[0][p.rank - 1] != 1 || p.stride[1][p.rank - 1] != 1)
+    return false;
+  const int64_t rows = loop_rows(p);
+  const size_t row_bytes = static_cast<size_t>(loop_inner(p) * elem_bytes);
+  auto* d = static_cast<std::byte*>(dst);
+  const auto* s = static_cast<const std::byte*>(src);
+  RowCursor cursor(p);
+  for (int64_t r = 0; r < rows; ++r, cursor.next())  // memmove: the same view may be passed
+    std::memmove(d + cursor.offset[0] * elem_bytes, s + cursor.offset[1] * elem_bytes, row_bytes);
+  return true;
 }
 
 }  // namespace geon
