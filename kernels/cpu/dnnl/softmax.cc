@@ -2,7 +2,9 @@
 // ONNX's numerically stable form; softmax_log is LogSoftmax). Both ONNX forms become one dense
 // [outer, n, inner] tensor normalised along dim 1: before opset 13 n is everything from `axis`
 // on, from 13 the one axis, which must be the innermost (elsewhere oneDNN's reference kernel
-// is slow). Hardmax has no oneDNN primitive and stays on cpu.generic.
+// is slow). Rows along the innermost axis (inner 1: every opset-13 case) run geon's own row
+// kernel, about twice as fast as oneDNN's on 128-element rows. Hardmax has no oneDNN primitive
+// and stays on cpu.generic.
 #include <array>
 #include <map>
 #include <memory>
@@ -14,6 +16,7 @@
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl/ops.h"
 #include "kernels/cpu/dnnl/runtime.h"
+#include "kernels/cpu/native/softmax_rows.h"
 
 namespace geon::cpu {
 namespace {
@@ -54,7 +57,8 @@ class SoftmaxCache {
   mutable std::map<std::array<int64_t, 3>, std::shared_ptr<const Prim>> cache_;
 };
 
-void run_softmax(const SoftmaxCache& cache, KernelContext& ctx, int64_t axis_attr, bool coerce_2d) {
+void run_softmax(const SoftmaxCache& cache, bool log, KernelContext& ctx, int64_t axis_attr,
+                 bool coerce_2d) {
   const TensorRef& x = ctx.input(0);
   const TensorRef& y = ctx.output(0, x.desc.shape);
   const Dims& s = x.desc.shape;
@@ -78,9 +82,18 @@ void run_softmax(const SoftmaxCache& cache, KernelContext& ctx, int64_t axis_att
   if (!direct) ys.resize(static_cast<size_t>(element_count(s)));
   float* yp = direct ? static_cast<float*>(y.data) + y.desc.offset : ys.data();
 
-  // Blocks of the outer rows across the pool, each one primitive call on its thread.
+  // Blocks of the outer rows across the pool, each one primitive call on its thread; rows
+  // along the innermost axis are geon's own (kernels/cpu/native/softmax_rows.h).
   const int64_t row = n * inner;
-  dnnl_parallel(outer, dnnl_parts(outer, double(outer) * row, 1 << 14), [&](int64_t f, int64_t l) {
+  const int parts = dnnl_parts(outer, double(outer) * row, 1 << 14);
+  if (inner == 1) {
+    dnnl_parallel(outer, parts, [&](int64_t f, int64_t l) {
+      softmax_rows(log, xp + f * row, yp + f * row, l - f, n);
+    });
+    if (!direct) assign(dst_of(y), ConstOperand(row_major(DType::kFloat, s), ys.data()));
+    return;
+  }
+  dnnl_parallel(outer, parts, [&](int64_t f, int64_t l) {
     const auto p = cache.get(l - f, n, inner);
     const dnnl_exec_arg_t args[] = {dnnl_thread_arg(DNNL_ARG_SRC, p->md, xp + f * row),
                                     dnnl_thread_arg(DNNL_ARG_DST, p->md, yp + f * row)};
@@ -110,10 +123,11 @@ Reason supports_dnnl_softmax(const Graph& g, const Node& n) {
 std::unique_ptr<Kernel> create_dnnl_softmax(const Graph&, const Node& n) {
   const bool coerce_2d = n.opset < 13;
   const int64_t axis = attr_int(n, "axis", coerce_2d ? 1 : -1);
-  auto cache = std::make_shared<SoftmaxCache>(n.op == "LogSoftmax");
-  return make_kernel([cache, axis, coerce_2d, op = n.op](KernelContext& ctx) {
+  const bool log = n.op == "LogSoftmax";
+  auto cache = std::make_shared<SoftmaxCache>(log);
+  return make_kernel([cache, log, axis, coerce_2d, op = n.op](KernelContext& ctx) {
     try {
-      run_softmax(*cache, ctx, axis, coerce_2d);
+      run_softmax(*cache, log, ctx, axis, coerce_2d);
     } catch (const dnnl::error& e) {
       fail(ErrorCode::kInternal, op + ": oneDNN: " + e.what());
     } catch (const Error& e) {
