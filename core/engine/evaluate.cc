@@ -165,6 +165,17 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
     if (node.op->name == "identity" && node.result == node.compute && !stored)
       aliases |= uint64_t{1} << k;
   }
+  // Arguments that are one value over the whole plan (a Clip bound, a scalar divisor, Pow's
+  // exponent) are converted into their buffer on their first chunk only; every later chunk is
+  // no longer than the first. Bit 3k + a: argument a of node k.
+  uint64_t invariant = 0, filled = 0;
+  for (size_t k = 0; k < std::min<size_t>(e.nodes.size(), 21); ++k)
+    for (int a = 0; a < e.nodes[k].op->arity; ++a) {
+      const ExprArg arg = e.nodes[k].args[a];
+      bool zero = !arg.node;
+      for (int d = 0; zero && d < p.rank; ++d) zero = p.stride[1 + arg.index][d] == 0;
+      if (zero) invariant |= uint64_t{1} << (3 * k + a);
+    }
   // One chunk of n elements from j0 of the row whose operand offsets are `off`.
   const auto run_chunk = [&](const int64_t* off, int64_t j0, int64_t n) {
     for (size_t k = 0; k < e.nodes.size(); ++k) {
@@ -191,8 +202,12 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
           continue;
         }
         void* buf = scratch.arg(k, a);
-        convert_strided(from, base, first, stride, node.compute, buf, 0, 1, n);
-        if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
+        const uint64_t bit = k < 21 ? uint64_t{1} << (3 * k + a) : 0;
+        if (!(filled & bit)) {
+          convert_strided(from, base, first, stride, node.compute, buf, 0, 1, n);
+          if (node.scale[a] != 1.0) scale_chunk(node.compute, buf, n, node.scale[a]);
+          filled |= invariant & bit;
+        }
         args[a] = buf;
       }
       if (k < 64 && (aliases >> k & 1)) {

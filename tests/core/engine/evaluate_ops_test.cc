@@ -7,6 +7,7 @@
 
 #include "core/engine/convert.h"
 #include "core/engine/engine.h"
+#include "core/engine/thread_pool.h"
 #include "tests/core/engine/random_views.h"
 
 namespace geon {
@@ -132,6 +133,39 @@ TEST(EngineOps, TableNamesAreUniqueAndFunctionsMatchArity) {
     bool any = false;
     for (ChunkFn f : op.fn) any |= f != nullptr;
     EXPECT_TRUE(any) << op.name << " exists for no type";
+  }
+}
+
+// Operands that hold one value over the whole pass are converted once, on the first chunk,
+// and reused: rows of three chunks and a tail, on one and two threads, with scalar Clip bounds
+// and a scaled scalar addend, and beside them an operand broadcast along the inner dim only,
+// which changes from row to row and must be converted for every row.
+TEST(EngineOps, ScalarOperandsHoldOverEveryChunkWhileRowBroadcastsChange) {
+  const int64_t rows = 5, cols = 3 * 4096 + 77;
+  std::vector<float> x(rows * cols), per_row(rows), y(rows * cols), z(rows * cols), w(rows * cols);
+  std::mt19937 gen(3);
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  for (float& v : x) v = u(gen);
+  for (float& v : per_row) v = u(gen);
+  const float lo = -1.5f, hi = 2.25f;
+  const TensorDesc xd = row_major(DType::kFloat, Dims{rows, cols});
+  for (int threads : {1, 2}) {
+    ThreadPool pool(threads);
+    EngineOptions opt;
+    opt.pool = &pool;
+    ternary("clip", Operand{xd, y.data()}, ConstOperand(xd, x.data()),
+            ConstOperand::scalar(lo, DType::kFloat), ConstOperand::scalar(hi, DType::kFloat), opt);
+    binary("add", Operand{xd, z.data()}, ConstOperand(xd, x.data()),
+           ConstOperand(row_major(DType::kFloat, Dims{rows, 1}), per_row.data()), 1.0, 2.0, opt);
+    binary("add", Operand{xd, w.data()}, ConstOperand(xd, x.data()),
+           ConstOperand::scalar(0.75, DType::kFloat), 1.0, 3.0, opt);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t c = 0; c < cols; ++c) {
+        const float v = x[r * cols + c];
+        ASSERT_EQ(y[r * cols + c], std::min(std::max(v, lo), hi)) << r << "," << c;
+        ASSERT_EQ(z[r * cols + c], v + 2.0f * per_row[r]) << r << "," << c;
+        ASSERT_EQ(w[r * cols + c], v + 3.0f * 0.75f) << r << "," << c;
+      }
   }
 }
 
