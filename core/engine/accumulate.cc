@@ -133,24 +133,39 @@ void fold_extremes(double* acc, const float* v, int64_t n) {
 #define GEON_NO_FP_CONTRACT
 #endif
 
-// fold<kSum>(acc, 0, a*b, n) for float values. Each product is rounded to float before it is
-// added, as the stored products were: an FMA would change the sums.
+// One term of a sum of float products: a[i] * b[i], or with kSquares (a[i] - b[i])^2, each
+// step rounded to float as the stored differences and products were.
+template <bool kSquares>
+GEON_NO_FP_CONTRACT inline float product_term(const float* a, const float* b, int64_t i) {
+  if constexpr (kSquares) {
+    const float d = a[i] - b[i];
+    return d * d;
+  } else {
+    return a[i] * b[i];
+  }
+}
+
+// fold<kSum>(acc, 0, terms, n) for float terms. Each term is rounded to float before it is
+// added, as the stored terms were: an FMA would change the sums.
+template <bool kSquares>
 GEON_NO_FP_CONTRACT void fold_products(double* acc, const float* a, const float* b, int64_t n) {
   constexpr int kLanes = 16;
   float lane[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
     for (int k = 0; k < kLanes; ++k) {
-      const float p = a[i + k] * b[i + k];
+      const float p = product_term<kSquares>(a, b, i + k);
       lane[k] += p;
     }
   double total = acc[0];
   for (int k = 0; k < kLanes; ++k) total += static_cast<double>(lane[k]);
-  for (; i < n; ++i) {
-    const float p = a[i] * b[i];
-    total += static_cast<double>(p);
-  }
+  for (; i < n; ++i) total += static_cast<double>(product_term<kSquares>(a, b, i));
   acc[0] = total;
+}
+
+bool folds_products(Reduce r, DType acc_dtype, int64_t acc_stride, DType value) {
+  return (r == Reduce::kSum || r == Reduce::kMean) && acc_dtype == DType::kDouble &&
+         value == DType::kFloat && acc_stride == 0;
 }
 
 template <class F>
@@ -269,11 +284,17 @@ void accumulate(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType 
 
 bool accumulate_products(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType value,
                          const void* a, const void* b, int64_t n) {
-  if ((r != Reduce::kSum && r != Reduce::kMean) || acc_dtype != DType::kDouble ||
-      value != DType::kFloat || acc_stride != 0)
-    return false;
-  fold_products(static_cast<double*>(acc), static_cast<const float*>(a),
-                static_cast<const float*>(b), n);
+  if (!folds_products(r, acc_dtype, acc_stride, value)) return false;
+  fold_products<false>(static_cast<double*>(acc), static_cast<const float*>(a),
+                       static_cast<const float*>(b), n);
+  return true;
+}
+
+bool accumulate_squared_differences(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride,
+                                    DType value, const void* a, const void* b, int64_t n) {
+  if (!folds_products(r, acc_dtype, acc_stride, value)) return false;
+  fold_products<true>(static_cast<double*>(acc), static_cast<const float*>(a),
+                      static_cast<const float*>(b), n);
   return true;
 }
 

@@ -23,6 +23,11 @@ void accumulate(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType 
 // the same roundings and order. False, doing nothing, for any other reduction or dtype.
 bool accumulate_products(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride, DType value,
                          const void* a, const void* b, int64_t n);
+// accumulate_products(r, acc_dtype, acc, acc_stride, kFloat, d, d, n) for d = a - b, with
+// neither the differences nor their squares stored: sum((x - y)^2) reads x and y once and
+// writes nothing. The same roundings and order as the stored path.
+bool accumulate_squared_differences(Reduce r, DType acc_dtype, void* acc, int64_t acc_stride,
+                                    DType value, const void* a, const void* b, int64_t n);
 // acc[i] = combine(acc[i], other[i]) for two dense accumulators (per-thread partials).
 void combine_partials(Reduce r, DType acc_dtype, void* acc, const void* other, int64_t n);
 // acc[i] /= count, for the mean.

@@ -59,24 +59,29 @@ constexpr size_t kKeptScratchBytes = size_t{1} << 20;
 // not pay for a full chunk.
 struct Scratch {
   Scratch(size_t nodes, int64_t chunk) : chunk_bytes(chunk * 8) {
-    const size_t need = nodes * 4 * static_cast<size_t>(chunk_bytes);
+    // Buffers start on a cache line: a 64-byte vector store into a misaligned chunk splits
+    // across two lines on every store.
+    const size_t need = nodes * 4 * static_cast<size_t>(chunk_bytes) + kLine;
     thread_local std::unique_ptr<std::byte[]> kept;
     thread_local size_t kept_bytes = 0;
+    std::byte* raw;
     if (need > kKeptScratchBytes) {
       own.reset(new std::byte[need]);
-      mem = own.get();
-      return;
+      raw = own.get();
+    } else {
+      // Passes never nest on one thread (table functions do not call the engine), so the
+      // thread's buffer is free here.
+      if (kept_bytes < need) {
+        kept.reset(new std::byte[need]);
+        kept_bytes = need;
+      }
+      raw = kept.get();
     }
-    // Passes never nest on one thread (table functions do not call the engine), so the
-    // thread's buffer is free here.
-    if (kept_bytes < need) {
-      kept.reset(new std::byte[need]);
-      kept_bytes = need;
-    }
-    mem = kept.get();
+    mem = raw + (kLine - reinterpret_cast<uintptr_t>(raw) % kLine) % kLine;
   }
   void* result(size_t node) { return &mem[node * 4 * chunk_bytes]; }
   void* arg(size_t node, int a) { return &mem[(node * 4 + 1 + a) * chunk_bytes]; }
+  static constexpr size_t kLine = 64;
   int64_t chunk_bytes;
   std::byte* mem = nullptr;
   std::unique_ptr<std::byte[]> own;
@@ -155,6 +160,21 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
   // chunk's passes.
   const size_t fold_at =
       st.reduce != Reduce::kNone && last.op->name == "mul" ? e.nodes.size() - 1 : e.nodes.size();
+  // sum((x - y)^2): where the folded mul squares the difference just before it, that node
+  // folds each difference's square as it makes it (accumulate_squared_differences), and x - y
+  // is never stored, not even in the chunk.
+  const size_t square_at = [&] {
+    const size_t none = e.nodes.size();
+    if (fold_at + 1 != e.nodes.size() || fold_at == 0) return none;
+    const ExprNode& mul = e.nodes[fold_at];
+    const ExprNode& sub = e.nodes[fold_at - 1];
+    bool squares = sub.op->name == "sub" && sub.compute == DType::kFloat &&
+                   sub.result == DType::kFloat && mul.compute == DType::kFloat;
+    for (int a = 0; a < 2; ++a)
+      squares = squares && mul.args[a].node && mul.args[a].index == static_cast<int>(fold_at - 1) &&
+                mul.scale[a] == 1.0;
+    return squares ? fold_at - 1 : none;
+  }();
   // Identity nodes whose argument is already of their type (the lone node of a plain
   // ReduceSum or ReduceMax) pass that argument on, read in place, instead of copying it: a
   // row reduction was one copy of every row through the chunk before its fold.
@@ -214,6 +234,10 @@ void run_serial(const PassState& st, const LoopPlan& p, void* acc) {
         vals[k] = args[0];
         continue;
       }
+      if (k == square_at &&
+          accumulate_squared_differences(st.reduce, st.acc_dtype, acc_at(off, j0),
+                                         inner_stride(p, acc_op), node.result, args[0], args[1], n))
+        return;
       if (k == fold_at &&
           accumulate_products(st.reduce, st.acc_dtype, acc_at(off, j0), inner_stride(p, acc_op),
                               node.result, args[0], args[1], n))

@@ -45,54 +45,80 @@ TEST(EngineExpression, FusedL2EqualsUnfusedThreePasses) {
   EXPECT_NEAR(fused, want, 1e-6 * want);
 }
 
-// A sum or mean whose last node multiplies folds the products without storing them
-// (accumulate_products): the same roundings in the same order as the stored products reduced
-// afterwards, so bit for bit the unfused passes' result, for each row's accumulator, with
-// operand scales, tails shorter than the fold's lanes, and across several chunks.
-TEST(EngineExpression, SumOfProductsFoldsAsTheStoredProductsWould) {
+// Reduces the expression `make()` of two inputs over each row of random [3, inner] floats, once
+// fused and once as its stored values reduced afterwards, on one thread (one part: the unfused
+// reduction's chunks are the fused pass's). The two must agree bit for bit, and with `term`
+// summed (or averaged) over the row in double.
+template <class Make, class Term>
+void expect_fold_as_stored(Make make, Term term, int64_t inner, Reduce r, std::mt19937& rng) {
   const DType f = DType::kFloat;
-  std::mt19937 rng(11);
   ThreadPool one(1);
   EngineOptions opt;
-  opt.pool = &one;  // one part: the unfused reduction's chunks are the fused pass's
-  for (const int64_t inner : {int64_t{1}, int64_t{15}, int64_t{17}, int64_t{4096 * 2 + 37}}) {
-    for (const Reduce r : {Reduce::kSum, Reduce::kMean}) {
-      const int64_t rows = 3, n = rows * inner;
-      std::vector<float> x(n), y(n);
-      for (int64_t i = 0; i < n; ++i) {
-        x[i] = std::uniform_real_distribution<float>(-3, 3)(rng);
-        y[i] = std::uniform_real_distribution<float>(-3, 3)(rng);
-      }
-      const TensorDesc m = row_major(f, std::vector<int64_t>{rows, inner});
-      // Double sums: a float result would round away most differences between the lanes.
-      const TensorDesc per_row = row_major(DType::kDouble, std::vector<int64_t>{rows, 1});
-      const ConstOperand ops[] = {{m, x.data()}, {m, y.data()}};
-      const DType in[] = {f, f};
-      ExprBuilder b(in);
-      const ExprArg d = b.apply("sub", {b.input(0), b.input(1)});
-      b.apply("mul", {d, b.input(1)}, {0.5, 3.0});
-      std::vector<double> fused(rows, -1);
-      evaluate(b.build(), {per_row, fused.data()}, ops, r, opt);
+  opt.pool = &one;
+  const int64_t rows = 3, n = rows * inner;
+  std::vector<float> x(n), y(n);
+  for (int64_t i = 0; i < n; ++i) {
+    x[i] = std::uniform_real_distribution<float>(-3, 3)(rng);
+    y[i] = std::uniform_real_distribution<float>(-3, 3)(rng);
+  }
+  const TensorDesc m = row_major(f, std::vector<int64_t>{rows, inner});
+  // Double sums: a float result would round away most differences between the lanes.
+  const TensorDesc per_row = row_major(DType::kDouble, std::vector<int64_t>{rows, 1});
+  const ConstOperand ops[] = {{m, x.data()}, {m, y.data()}};
+  std::vector<double> fused(rows, -1);
+  evaluate(make(), {per_row, fused.data()}, ops, r, opt);
+  std::vector<float> stored(n);
+  std::vector<double> unfused(rows, -2);
+  evaluate(make(), {m, stored.data()}, ops, Reduce::kNone, opt);
+  reduce(r, {per_row, unfused.data()}, {m, stored.data()}, opt);
+  for (int64_t i = 0; i < rows; ++i) {
+    EXPECT_EQ(std::bit_cast<uint64_t>(fused[i]), std::bit_cast<uint64_t>(unfused[i]))
+        << "row " << i << " of " << inner << ": " << fused[i] << " vs " << unfused[i];
+    double want = 0;
+    for (int64_t j = 0; j < inner; ++j) want += term(x[i * inner + j], y[i * inner + j]);
+    if (r == Reduce::kMean) want /= static_cast<double>(inner);
+    EXPECT_NEAR(fused[i], want, 1e-5 * (std::abs(want) + 1) * static_cast<double>(inner));
+  }
+}
 
-      ExprBuilder u(in);
-      const ExprArg ud = u.apply("sub", {u.input(0), u.input(1)});
-      u.apply("mul", {ud, u.input(1)}, {0.5, 3.0});
-      std::vector<float> products(n);
-      std::vector<double> unfused(rows, -2);
-      evaluate(u.build(), {m, products.data()}, ops, Reduce::kNone, opt);
-      reduce(r, {per_row, unfused.data()}, {m, products.data()}, opt);
-      for (int64_t i = 0; i < rows; ++i) {
-        EXPECT_EQ(std::bit_cast<uint64_t>(fused[i]), std::bit_cast<uint64_t>(unfused[i]))
-            << "row " << i << " of " << inner << ": " << fused[i] << " vs " << unfused[i];
-        double want = 0;
-        for (int64_t j = 0; j < inner; ++j) {
-          const double xi = x[i * inner + j], yi = y[i * inner + j];
-          want += 0.5 * (xi - yi) * 3.0 * yi;
-        }
-        if (r == Reduce::kMean) want /= static_cast<double>(inner);
-        EXPECT_NEAR(fused[i], want, 1e-5 * (std::abs(want) + 1) * static_cast<double>(inner));
-      }
-    }
+constexpr int64_t kFoldRowLengths[] = {1, 15, 17, 4096 * 2 + 37};
+
+// A sum or mean whose last node multiplies folds the products without storing them
+// (accumulate_products): the same roundings in the same order as the stored products reduced
+// afterwards, for each row's accumulator, with operand scales, tails shorter than the fold's
+// lanes, and across several chunks.
+TEST(EngineExpression, SumOfProductsFoldsAsTheStoredProductsWould) {
+  std::mt19937 rng(11);
+  const DType in[] = {DType::kFloat, DType::kFloat};
+  const auto products = [&] {
+    ExprBuilder b(in);
+    const ExprArg d = b.apply("sub", {b.input(0), b.input(1)});
+    b.apply("mul", {d, b.input(1)}, {0.5, 3.0});
+    return b.build();
+  };
+  const auto term = [](double x, double y) { return 0.5 * (x - y) * 3.0 * y; };
+  for (const int64_t inner : kFoldRowLengths)
+    for (const Reduce r : {Reduce::kSum, Reduce::kMean})
+      expect_fold_as_stored(products, term, inner, r, rng);
+}
+
+// sum((x - y)^2) and its mean fold each difference's square as the difference is made
+// (accumulate_squared_differences): bit for bit the stored squares reduced afterwards, per row,
+// with a scale on the difference's operand (a converted chunk) and tails shorter than the lanes.
+TEST(EngineExpression, SquaredDifferencesFoldAsTheStoredSquaresWould) {
+  std::mt19937 rng(12);
+  const DType in[] = {DType::kFloat, DType::kFloat};
+  for (const double sx : {1.0, 0.5}) {
+    const auto squares = [&] {
+      ExprBuilder b(in);
+      const ExprArg d = b.apply("sub", {b.input(0), b.input(1)}, {sx, 1.0});
+      b.apply("mul", {d, d});
+      return b.build();
+    };
+    const auto term = [&](double x, double y) { return (sx * x - y) * (sx * x - y); };
+    for (const int64_t inner : kFoldRowLengths)
+      for (const Reduce r : {Reduce::kSum, Reduce::kMean})
+        expect_fold_as_stored(squares, term, inner, r, rng);
   }
 }
 
