@@ -64,8 +64,8 @@ bool unit_pointwise(const ConvAttrs& a) {
 }
 
 Reason node_reason(const Graph& g, const Node& n) {
-  if (!native_kernels_preferred())
-    return std::string("the native AVX2 kernels are not preferred on this machine");
+  if (!native_fused_block_preferred())
+    return std::string("the native AVX2 kernels are not allowed on this machine");
   if (!has_input(n, 0) || input_dtype(g, n, 0) != DType::kFloat)
     return std::string("X must be float");
   const Value& x = g.value(n.inputs[0]);

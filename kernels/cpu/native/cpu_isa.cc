@@ -41,4 +41,6 @@ bool native_kernels_preferred() {
 
 bool native_small_gemm_preferred() { return native_allowed(); }
 
+bool native_fused_block_preferred() { return native_allowed(); }
+
 }  // namespace geon::cpu

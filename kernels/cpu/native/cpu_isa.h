@@ -1,6 +1,7 @@
 // Which of geon's own vector kernels (kernels/cpu/native) this machine runs. They are written
 // for AVX2 + FMA and used where they beat oneDNN 2.6's: convolutions on CPUs without AVX-512
-// (whose AVX-512 ones oneDNN already runs near the machine's peak), small products on all.
+// (whose AVX-512 ones oneDNN already runs near the machine's peak), small products and the
+// fused inverted-residual block on all.
 #pragma once
 
 namespace geon::cpu {
@@ -15,5 +16,10 @@ bool native_kernels_preferred();
 // not: what it saves is oneDNN's fixed cost per call, which AVX-512 does not shrink.
 // GEON_NATIVE_KERNELS=0 turns it off too.
 bool native_small_gemm_preferred();
+// The fused inverted-residual block (FusedPointwiseDepthwise) is used wherever the CPU has
+// AVX2 + FMA too: what it saves is the expansion's trip to memory and back, which AVX-512 does
+// not shrink (MobileNetV2 on a Zen 4 with AVX-512, 2 threads: p50 about 8% below oneDNN's
+// separate layers). GEON_NATIVE_KERNELS=0 turns it off.
+bool native_fused_block_preferred();
 
 }  // namespace geon::cpu

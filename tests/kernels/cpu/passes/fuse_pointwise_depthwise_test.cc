@@ -191,13 +191,13 @@ TEST(FusePointwiseDepthwise, NearMissesAreLeftAlone) {
   }
 }
 
-// With the real sets: cpu.dnnl takes the node where the native kernels are preferred and the
+// With the real sets: cpu.dnnl takes the node where the native block is preferred and the
 // intermediate reaches 1 MiB an image (96 channels at 56x56); values as unfused, with X and Y
 // row-major (a graph input and output: the kernel's copies) and channels-last (in place).
 TEST(FusePointwiseDepthwise, RealKernelsGiveTheUnfusedValues) {
-  if (!native_kernels_preferred())
+  if (!native_fused_block_preferred())
     GTEST_SKIP() << "cpu.dnnl takes the fused node only where the native AVX2 kernels are "
-                    "preferred (AVX2 without AVX-512)";
+                    "allowed (AVX2 + FMA, GEON_NATIVE_KERNELS not 0)";
   for (bool wrapped : {false, true})
     for (int64_t s : {1, 2}) {
       SCOPED_TRACE(::testing::Message() << "stride " << s << " wrapped " << wrapped);
