@@ -17,6 +17,7 @@
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/native/direct_conv.h"
 #include "kernels/cpu/native/winograd_conv.h"
+#include "kernels/cpu/native/winograd_transforms.h"
 
 namespace geon::cpu {
 namespace {
@@ -37,6 +38,7 @@ std::atomic<int64_t> g_reference_primitives{0};
 std::atomic<int64_t> g_weight_repacks{0};
 std::atomic<int64_t> g_winograd_primitives{0};
 std::atomic<int64_t> g_winograd_refusals{0};
+std::atomic<int64_t> g_winograd_declines{0};
 
 TensorDesc channels_last(const Dims& shape) { return cpu::channels_last(DType::kFloat, shape); }
 dnnl::memory::desc channels_last_md(const Dims& shape) { return *strided_md(channels_last(shape)); }
@@ -304,6 +306,7 @@ int64_t dnnl_conv_reference_primitives() { return g_reference_primitives.load();
 int64_t dnnl_conv_weight_repacks() { return g_weight_repacks.load(); }
 int64_t dnnl_conv_winograd_primitives() { return g_winograd_primitives.load(); }
 int64_t dnnl_conv_winograd_refusals() { return g_winograd_refusals.load(); }
+int64_t dnnl_conv_winograd_declines() { return g_winograd_declines.load(); }
 
 struct DnnlConv::Impl {
   DnnlConvOptions o;
@@ -350,13 +353,16 @@ struct DnnlConv::Impl {
     return r;
   }
 
+  // `winograd`: false for the direct primitive where Winograd would be chosen.
   std::shared_ptr<const Entry> primitive(const ConvGeometry& geo, const Dims& x,
-                                         const TensorDesc& w, bool bias) const {
+                                         const TensorDesc& w, bool bias,
+                                         bool winograd = true) const {
     const bool pk = use_packed(w.shape);
     std::vector<int64_t> key(x.begin(), x.end());
     key.insert(key.end(), w.shape.begin(), w.shape.end());
     key.push_back(bias ? 1 : 0);
     key.push_back(pk ? 1 : 0);
+    key.push_back(winograd ? 1 : 0);
     // Blocks of one run (run_geometry's split) differ in their pads, not only in X.
     key.insert(key.end(), geo.pad_begin.begin(), geo.pad_begin.end());
     key.insert(key.end(), geo.pad_end.begin(), geo.pad_end.end());
@@ -369,20 +375,22 @@ struct DnnlConv::Impl {
               [&] { return o.op + ": W's view has strides oneDNN cannot read"; });
       key.insert(key.end(), wv.strides.begin(), wv.strides.end());
     }
-    return cache.get(std::move(key), [&] { return make_entry(geo, x, w, bias, pk, w_user); });
+    return cache.get(std::move(key),
+                     [&] { return make_entry(geo, x, w, bias, pk, pk && winograd, w_user); });
   }
 
   std::shared_ptr<const Entry> make_entry(const ConvGeometry& geo, const Dims& x,
-                                          const TensorDesc& w, bool bias, bool pk,
+                                          const TensorDesc& w, bool bias, bool pk, bool winograd,
                                           const std::optional<dnnl::memory::desc>& w_user) const {
     auto e = std::make_shared<Entry>();
     e->src = channels_last_md(x);
     e->dst = channels_last_md(geo.dst_shape);
     e->bias = dnnl::memory::desc({geo.dst_shape[1]}, f32, tag::a);
     const dims_t wd = weights_dims(w.shape, o.attrs.group, o.attrs.transpose);
-    // Winograd only for packed weights: those reach its layout through a plain copy
-    // (packed_as), while W given per run may be a view oneDNN reorders into it from no layout.
-    const std::optional<Made> pd = make_primitive(o, geo, x, wd, bias, pk);
+    // Winograd only for packed weights (the caller's `winograd`): those reach its layout
+    // through a plain copy (packed_as), while W given per run may be a view oneDNN reorders
+    // into it from no layout.
+    const std::optional<Made> pd = make_primitive(o, geo, x, wd, bias, winograd);
     if (!pd)
       fail(ErrorCode::kNotSupported,
            o.op + ": oneDNN has no " + (o.attrs.transpose ? "deconvolution" : "convolution") +
@@ -476,7 +484,7 @@ struct DnnlConv::Impl {
                  const ConstOperand* bias_in, const ConstOperand* z, const Operand& dst) const {
     const ConstOperand w = use_packed(w_in.desc.shape) ? w_in : readable(w_in, 2);
     dnnl_match_thread_count();  // before the primitive is chosen, which depends on it
-    const auto e = primitive(geo, x_in.desc.shape, w.desc, bias_in != nullptr);
+    auto e = primitive(geo, x_in.desc.shape, w.desc, bias_in != nullptr);
     dnnl::engine& engine = dnnl_engine();
 
     // src: read in place when dense channels-last, else copied into that layout.
@@ -487,6 +495,13 @@ struct DnnlConv::Impl {
       copy(Operand{d, buf}, x);
       x = ConstOperand(d, buf);
       g_layout_copies.fetch_add(1, std::memory_order_relaxed);
+    }
+    // oneDNN's Winograd transforms mix a tile's inputs, so one NaN or infinity would turn
+    // outputs whose windows never read it into NaN (three layers from one NaN pixel: NaN a
+    // whole tile and more away): a block whose X holds one runs the direct primitive.
+    if (e->blocked && !native::all_finite_avx2(at(x.data, x.desc), element_count(x.desc))) {
+      e = primitive(geo, x_in.desc.shape, w.desc, bias_in != nullptr, false);
+      g_winograd_declines.fetch_add(1, std::memory_order_relaxed);
     }
     // weights: the packed copy, or this run's W reordered into the primitive's layout.
     dnnl::memory wm;

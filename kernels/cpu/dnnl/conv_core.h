@@ -59,5 +59,8 @@ int64_t dnnl_conv_winograd_primitives();
 // Winograd primitives oneDNN had but left for the direct ones, their per-thread scratchpads
 // over the budget for the threads running the layer's parts.
 int64_t dnnl_conv_winograd_refusals();
+// Blocks whose X held a NaN or infinity, run with the direct primitive where a Winograd one
+// was chosen.
+int64_t dnnl_conv_winograd_declines();
 
 }  // namespace geon::cpu

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 
@@ -40,6 +41,7 @@ struct Layer {
   std::string activation;  // FusedConv's, "" for Conv
   bool residual = false;   // FusedConv's Z
   Dims x_perm;             // X's storage order ({}: row-major; Y is always row-major here)
+  int64_t nan_at = -1;     // X's element (row-major index) set to NaN, if any
 };
 
 Layer layer(Dims x, int64_t m, Dims strides = {1, 1}) {
@@ -63,6 +65,7 @@ int64_t run_layer(const Layer& l, int threads, uint32_t seed) {
   std::mt19937 rng(seed);
   const Dims out = out_shape(l);
   Host x = Host::random(DType::kFloat, l.x, rng);
+  if (l.nan_at >= 0) x.set(l.nan_at, std::numeric_limits<float>::quiet_NaN());
   if (!l.x_perm.empty()) x = x.strided(l.x_perm);
   // ResNet-like scales: weights ~ 1/sqrt(fan-in), so outputs are O(1) and the comparison
   // below is about the algorithm, not about sums of large terms.
@@ -103,11 +106,13 @@ int64_t run_layer(const Layer& l, int threads, uint32_t seed) {
       // ONNX's conformance tolerance (rtol 1e-3, atol 1e-7) on every element is too tight
       // for sums of hundreds of products near zero in any float algorithm; the error against
       // the output's scale (here O(1)) is what tells a Winograd transform from a wrong one.
-      worst = std::max(worst, std::abs(got.at(i) - v));
-      if (std::abs(got.at(i) - v) > 1e-4 + 1e-3 * std::abs(v)) {
+      // NaN exactly where the naive loop has it (the windows that read a NaN input).
+      const double err = std::abs(got.at(i) - v);
+      if (std::isnan(v) ? !std::isnan(got.at(i)) : !(err <= 1e-4 + 1e-3 * std::abs(v))) {
         ADD_FAILURE() << "at " << i << ": " << got.at(i) << " against " << v;
         break;
       }
+      if (!std::isnan(v)) worst = std::max(worst, err);
     }
     EXPECT_LT(worst, 1e-4);
   }
@@ -118,6 +123,20 @@ TEST(DnnlConvWinograd, ImagesSplitAcrossThreadsMatchTheNaiveLoop) {
   const int64_t made = run_layer(layer({4, 64, 12, 12}, 64), 2, 1);
   if (winograd_expected()) {
     EXPECT_GT(made, 0);
+  }
+}
+
+// A NaN in one image: that image's block runs the direct primitive (Winograd's transforms would
+// spread it over whole tiles and beyond), so only the outputs whose windows read it are NaN;
+// the other image keeps Winograd.
+TEST(DnnlConvWinograd, NaNInOneImageStaysInTheWindowsThatReadIt) {
+  Layer l = layer({2, 64, 12, 12}, 64);
+  l.nan_at = 5 * 144 + 6 * 12 + 7;  // image 0, channel 5, at (6, 7)
+  const int64_t declines = dnnl_conv_winograd_declines();
+  const int64_t made = run_layer(l, 2, 3);
+  if (winograd_expected()) {
+    EXPECT_GT(made, 0);
+    EXPECT_EQ(dnnl_conv_winograd_declines() - declines, 2);  // image 0's block in both runs
   }
 }
 
