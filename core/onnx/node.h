@@ -39,7 +39,8 @@ std::optional<std::vector<int64_t>> constant_ints(const Graph& g, const Node& n,
 // `what` names the operand ("input 1", "the output").
 Reason engine_dtype_reason(DType t, std::string_view what);
 
-// A reason unless every given input and every requested output has an engine dtype.
+// A reason unless every given input and every requested output is a tensor (not a sequence,
+// optional or map) of an engine dtype.
 Reason engine_io_reason(const Graph& g, const Node& n);
 
 }  // namespace geon::onnx
