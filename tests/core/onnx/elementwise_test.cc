@@ -14,14 +14,11 @@
 namespace geon::onnx {
 namespace {
 
+using testing::contains;
 using testing::OneNode;
 
 Reason any_op(std::string_view, DType) { return std::nullopt; }
 Reason no_op(std::string_view op, DType) { return "backend lacks " + std::string(op); }
-
-bool contains(const Reason& r, std::string_view part) {
-  return r && r->find(part) != std::string::npos;
-}
 
 TEST(OnnxElementwise, EveryRowNamesAnEngineOpOnce) {
   std::set<std::string_view> seen;

@@ -10,11 +10,8 @@
 namespace geon::onnx {
 namespace {
 
+using testing::contains;
 using testing::OneNode;
-
-bool contains(const Reason& r, std::string_view part) {
-  return r && r->find(part) != std::string::npos;
-}
 
 TEST(OnnxNode, EngineIoTakesTensorsOfEngineDtypes) {
   OneNode one("Identity");

@@ -1,15 +1,23 @@
 // One ONNX node in a hand-built graph, for the core/onnx tests: inputs with a dtype and a
-// rank (or unknown rank), constant integer inputs with their contents, attributes.
+// rank (or unknown rank), constant integer inputs with their contents, attributes; and a check
+// that a supports reason says what it should.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/graph/graph.h"
 #include "core/graph/tensor_data.h"
+#include "core/onnx/node.h"
 
 namespace geon::onnx::testing {
+
+// A supports reason that says `part` (false for no reason at all).
+inline bool contains(const Reason& r, std::string_view part) {
+  return r && r->find(part) != std::string::npos;
+}
 
 struct OneNode {
   Graph g;

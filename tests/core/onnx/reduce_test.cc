@@ -13,11 +13,8 @@
 namespace geon::onnx {
 namespace {
 
+using testing::contains;
 using testing::OneNode;
-
-bool contains(const Reason& r, std::string_view part) {
-  return r && r->find(part) != std::string::npos;
-}
 
 TEST(OnnxReduce, KindsByOpName) {
   EXPECT_EQ(reduction_of("ReduceSum"), Reduce::kSum);
