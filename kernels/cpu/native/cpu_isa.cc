@@ -11,6 +11,11 @@ bool cpu_has_avx2_fma() {
   return yes;
 }
 
+bool cpu_has_avx512f() {
+  static const bool yes = cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
 namespace {
 
 const char* native_switch() { return std::getenv("GEON_NATIVE_KERNELS"); }
@@ -34,8 +39,7 @@ bool native_forced() {
 }  // namespace
 
 bool native_kernels_preferred() {
-  static const bool yes =
-      native_allowed() && (native_forced() || !__builtin_cpu_supports("avx512f"));
+  static const bool yes = native_allowed() && (native_forced() || !cpu_has_avx512f());
   return yes;
 }
 

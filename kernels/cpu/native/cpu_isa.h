@@ -8,6 +8,8 @@ namespace geon::cpu {
 
 // The CPU executes AVX2 and FMA instructions (what the kernels themselves need; tests ask this).
 bool cpu_has_avx2_fma();
+// The CPU executes AVX-512F instructions (besides AVX2 + FMA).
+bool cpu_has_avx512f();
 // The kernel sets use the native convolution and pooling kernels where they apply: AVX2 + FMA
 // without AVX-512, unless GEON_NATIVE_KERNELS=0 in the environment; =1 uses them on AVX-512
 // machines too (diagnostic switches, to compare with oneDNN).

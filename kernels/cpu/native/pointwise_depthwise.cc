@@ -38,6 +38,8 @@ const float* floats(const TensorData& t) {
 
 struct PointwiseDepthwise::Impl {
   PointwiseDepthwiseRows job;  // its weight pointers point into `packed`
+  // The expansion's row kernel: the register-stationary one where it applies (same results).
+  void (*expand_row)(const PointwiseDepthwiseRows&, const float*, float*) = native::expand_row_avx2;
   // The projection (k == 0: none): W3 as conv_tiles.h's [block][tap][c][16] with one tap.
   int64_t k = 0;
   const float* w3 = nullptr;
@@ -128,6 +130,8 @@ std::unique_ptr<const PointwiseDepthwise> PointwiseDepthwise::make(
   j.act2 = *a2;
   j.alpha2 = w.act2.alpha;
   j.beta2 = w.act2.beta;
+  if (cpu_has_avx512f() && c <= native::kStationaryMaxChannels)
+    p->expand_row = native::expand_row_avx512;
   return std::unique_ptr<const PointwiseDepthwise>(new PointwiseDepthwise(std::move(p)));
 }
 
@@ -204,7 +208,7 @@ bool PointwiseDepthwise::run(const ConstOperand& x, const ConstOperand* z,
         const int slot = static_cast<int>(iy % kRingRows);
         float* ring_at = ring + slot * ring_row;
         if (held[slot] != stacked) {
-          native::expand_row_avx2(job, xin + stacked * x_row, ring_at);
+          p.expand_row(job, xin + stacked * x_row, ring_at);
           held[slot] = stacked;
         }
         window[k] = ring_at;

@@ -13,6 +13,8 @@
 namespace geon::cpu::native {
 
 inline constexpr int kRingBlock = 8;  // channels per block of a ring row
+// The most input channels expand_row_avx512 takes: its weights live in zmm registers.
+inline constexpr int kStationaryMaxChannels = 24;
 
 struct PointwiseDepthwiseRows {
   int64_t c = 0;              // input channels
@@ -33,6 +35,8 @@ struct PointwiseDepthwiseRows {
 // ring_row (ring_row_floats(), 32-byte aligned, its two zero columns already written) =
 // act1(x_row · W1 + B1) for one dense channels-last input row of `width` pixels.
 void expand_row_avx2(const PointwiseDepthwiseRows& job, const float* x_row, float* ring_row);
+// The same, bit for bit, for 1 <= job.c <= kStationaryMaxChannels on a CPU with AVX-512F.
+void expand_row_avx512(const PointwiseDepthwiseRows& job, const float* x_row, float* ring_row);
 
 // y_row (out_width pixels of m channels, channels-last) = act2(depthwise(rows) + B2), rows[r]
 // the ring row under window row r, or null where that row lies in the padding.

@@ -8,12 +8,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "core/engine/thread_pool.h"
 #include "kernels/cpu/native/cpu_isa.h"
 #include "kernels/cpu/native/pointwise_depthwise.h"
+#include "kernels/cpu/native/pointwise_depthwise_rows.h"
 
 namespace geon::cpu {
 namespace {
@@ -159,7 +161,8 @@ TEST_F(PointwiseDepthwiseTest, MatchesNaiveLoopsOverShapesAndStrides) {
   for (int64_t stride : {1, 2})
     for (const Case& base :
          {Case{1, 16, 96, 9, 11, 1}, Case{2, 3, 24, 5, 7, 1}, Case{1, 5, 8, 4, 6, 1},
-          Case{1, 24, 40, 13, 1, 1}, Case{3, 7, 16, 1, 9, 1}, Case{1, 2, 8, 2, 2, 1}}) {
+          Case{1, 24, 40, 13, 1, 1}, Case{3, 7, 16, 1, 9, 1}, Case{1, 2, 8, 2, 2, 1},
+          Case{1, 20, 24, 3, 21, 1}, Case{1, 40, 16, 4, 9, 1}}) {
       for (int threads : {1, 2, 3}) {
         Case t = base;
         t.stride = stride;
@@ -205,6 +208,82 @@ TEST_F(PointwiseDepthwiseTest, ProjectsWithAndWithoutAResidual) {
         SCOPED_TRACE(::testing::Message()
                      << "k " << k << " residual " << residual << " stride " << stride);
         check(t, seed++);
+      }
+}
+
+// The expansion's two row kernels (the AVX2 tiles, and on AVX-512 machines the one that keeps
+// the weights in registers, taken for up to kStationaryMaxChannels inputs) write the same ring
+// row bit for bit, and it is the naive expansion's; the zero columns and anything past the
+// row stay as they were.
+TEST_F(PointwiseDepthwiseTest, StationaryExpansionWritesTheTileKernelsRowBitForBit) {
+  if (!cpu_has_avx512f()) GTEST_SKIP() << "expand_row_avx512 needs AVX-512F";
+  std::mt19937 g(300);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const float kUntouched = -777.0f;
+  const struct {
+    native::TileActivation act;
+    float alpha, beta;
+  } acts[] = {{native::TileActivation::kNone, 0, 0},
+              {native::TileActivation::kRelu, 0, 0},
+              {native::TileActivation::kLeakyRelu, 0.1f, 0},
+              {native::TileActivation::kClip, 0.0f, 6.0f}};
+  for (int64_t c = 1; c <= native::kStationaryMaxChannels; ++c)
+    for (int64_t m : {8, 16, 24, 40})
+      for (int64_t width : {1, 3, 4, 8, 9, 13, 17}) {
+        const auto& a = acts[(c + m + width) % 4];
+        const int64_t blocks = (m + 15) / 16;
+        // 64-byte aligned weights (zmm loads), as PointwiseDepthwise packs them.
+        std::vector<float> store(static_cast<size_t>(blocks * c * 16 + blocks * 16 + 16), 0.0f);
+        float* w1 = store.data() + (16 - reinterpret_cast<uintptr_t>(store.data()) / 4 % 16) % 16;
+        float* b1 = w1 + blocks * c * 16;
+        for (int64_t r = 0; r < m; ++r) {
+          b1[r] = u(g);
+          for (int64_t k = 0; k < c; ++k) w1[(r / 16 * c + k) * 16 + r % 16] = u(g);
+        }
+        native::PointwiseDepthwiseRows job;
+        job.c = c;
+        job.m = m;
+        job.width = width;
+        job.w1 = w1;
+        job.b1 = b1;
+        job.act1 = a.act;
+        job.alpha1 = a.alpha;
+        job.beta1 = a.beta;
+        std::vector<float> x(static_cast<size_t>(width * c));
+        for (float& v : x) v = u(g);
+        x[static_cast<size_t>((width / 2) * c)] = std::nanf("");  // NaN stays in its pixel
+        const size_t ring = static_cast<size_t>(job.ring_row_floats());
+        std::vector<float> tiles(ring + 16, kUntouched), stationary(ring + 16, kUntouched);
+        const auto at = [](std::vector<float>& v) {  // 32-byte aligned, as the ring is
+          return v.data() + (8 - reinterpret_cast<uintptr_t>(v.data()) / 4 % 8) % 8;
+        };
+        native::expand_row_avx2(job, x.data(), at(tiles));
+        native::expand_row_avx512(job, x.data(), at(stationary));
+        SCOPED_TRACE(::testing::Message() << "c " << c << " m " << m << " width " << width);
+        ASSERT_EQ(0, std::memcmp(at(tiles), at(stationary), sizeof(float) * ring));
+        const float* row = at(stationary);
+        for (int64_t r = 0; r < m; ++r) {
+          const float* block = row + r / 8 * (width + 2) * 8 + r % 8;
+          ASSERT_EQ(block[0], kUntouched) << "the zero column is the caller's";
+          ASSERT_EQ(block[(width + 1) * 8], kUntouched);
+          for (int64_t px = 0; px < width; ++px) {
+            double s = b1[r];
+            for (int64_t k = 0; k < c; ++k)
+              s += double(x[px * c + k]) * w1[(r / 16 * c + k) * 16 + r % 16];
+            const double want =
+                a.act == native::TileActivation::kRelu ? (std::isnan(s) ? s : std::max(s, 0.0))
+                : a.act == native::TileActivation::kLeakyRelu ? (s < 0 ? s * a.alpha : s)
+                : a.act == native::TileActivation::kClip
+                    ? (std::isnan(s) ? s : std::min(std::max(s, 0.0), 6.0))
+                    : s;
+            const float got = block[(px + 1) * 8];
+            if (std::isnan(want))
+              ASSERT_TRUE(std::isnan(got)) << "channel " << r << " pixel " << px;
+            else
+              ASSERT_NEAR(got, want, 1e-5 * (1 + std::abs(want)))
+                  << "channel " << r << " pixel " << px;
+          }
+        }
       }
 }
 
