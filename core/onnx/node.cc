@@ -76,11 +76,11 @@ namespace {
 // A sequence or optional carries its elements' dtype, so the dtype check alone would let an
 // engine kernel take a value that is not one tensor (the CUDA set's Identity did, and then
 // found a host sequence where it expected device memory).
-Reason engine_value_reason(const Value& v, DType t, const std::string& what) {
+Reason engine_value_reason(const Value& v, const std::string& what) {
   if (v.type.kind != TypeKind::kTensor)
     return what + " is " + to_string(v.type) +
            ", not a tensor: the engine computes on tensors only";
-  return engine_dtype_reason(t, what);
+  return engine_dtype_reason(v.dtype(), what);
 }
 
 }  // namespace
@@ -88,13 +88,11 @@ Reason engine_value_reason(const Value& v, DType t, const std::string& what) {
 Reason engine_io_reason(const Graph& g, const Node& n) {
   for (int i = 0; i < static_cast<int>(n.inputs.size()); ++i)
     if (has_input(n, i))
-      if (Reason r = engine_value_reason(g.value(n.inputs[i]), input_dtype(g, n, i),
-                                         "input " + std::to_string(i)))
+      if (Reason r = engine_value_reason(g.value(n.inputs[i]), "input " + std::to_string(i)))
         return r;
   for (int i = 0; i < static_cast<int>(n.outputs.size()); ++i)
     if (n.outputs[i] >= 0)
-      if (Reason r = engine_value_reason(g.value(n.outputs[i]), output_dtype(g, n, i),
-                                         "output " + std::to_string(i)))
+      if (Reason r = engine_value_reason(g.value(n.outputs[i]), "output " + std::to_string(i)))
         return r;
   return std::nullopt;
 }

@@ -171,9 +171,10 @@ using TileFn = void (*)(const float* const*, const int64_t*, int, int64_t, const
                         const float*, float* const*, const float* const*, const Epilogue&);
 constexpr TileFn kTiles[kTilePixels + 1] = {nullptr, tile_one, tile<2>, tile<3>,
                                             tile<4>, tile<5>,  tile<6>};
-// One pixel keeps tile_one (its four chains beat one 8-lane chain).
+// No one-pixel entry: a lone pixel keeps tile_one (its four chains beat one 8-lane chain),
+// through the scratch tile.
 constexpr TileFn kHalfTiles[kTilePixels + 1] = {
-    nullptr, tile_one, half_tile<2>, half_tile<3>, half_tile<4>, half_tile<5>, half_tile<6>};
+    nullptr, nullptr, half_tile<2>, half_tile<3>, half_tile<4>, half_tile<5>, half_tile<6>};
 
 }  // namespace
 
