@@ -55,7 +55,7 @@ def random_feeds(session, seed):
 
 
 def thread_record():
-    """Per thread id: (CPU ticks, voluntary switches, involuntary switches, last CPU)."""
+    """Per thread id: (user ticks, system ticks, voluntary switches, involuntary switches, last CPU)."""
     out = {}
     for task in glob.glob("/proc/self/task/*"):
         try:
@@ -65,7 +65,7 @@ def thread_record():
                 status = dict(line.split(":", 1) for line in f if ":" in line)
         except OSError:
             continue  # the thread ended meanwhile
-        out[task.rsplit("/", 1)[1]] = (int(stat[11]) + int(stat[12]), int(status["voluntary_ctxt_switches"]),
+        out[task.rsplit("/", 1)[1]] = (int(stat[11]), int(stat[12]), int(status["voluntary_ctxt_switches"]),
                                        int(status["nonvoluntary_ctxt_switches"]), int(stat[36]))
     return out
 
@@ -90,8 +90,9 @@ def slow_stretches(ms, factor):
 
 
 def record_runs(run, seconds):
-    """(ms, {thread id: (CPU ticks, voluntary, involuntary switches, last CPU)}, [steal ticks per
-    CPU]) for each call of run() until `seconds` have passed; threads idle in a run are left out."""
+    """(ms, {thread id: (user ticks, system ticks, voluntary, involuntary switches, last CPU)},
+    [steal ticks per CPU]) for each call of run() until `seconds` have passed; threads idle in a
+    run are left out."""
     runs = []
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
@@ -100,8 +101,8 @@ def record_runs(run, seconds):
         run()
         ms = (time.perf_counter() - start) * 1e3
         t1, s1 = thread_record(), steal_ticks()
-        busy = {k: tuple(b - a for a, b in zip(t0[k][:3], v[:3])) + (v[3],) for k, v in t1.items() if k in t0}
-        runs.append((ms, {k: v for k, v in busy.items() if any(v[:3])}, [b - a for a, b in zip(s0, s1)]))
+        busy = {k: tuple(b - a for a, b in zip(t0[k][:4], v[:4])) + (v[4],) for k, v in t1.items() if k in t0}
+        runs.append((ms, {k: v for k, v in busy.items() if any(v[:4])}, [b - a for a, b in zip(s0, s1)]))
     return runs
 
 
@@ -115,9 +116,9 @@ def report(name, runs, slow_factor, show):
           % (slow_factor, len(slow), len(stretches), max((b - a + 1 for a, b in stretches), default=0)))
     for a, b in sorted(stretches, key=lambda r: r[0] - r[1])[:show]:  # the longest first
         print("  runs %d-%d: %.3f-%.3f ms" % (a, b, ms[a:b + 1].min(), ms[a:b + 1].max()))
-    print("slowest runs: ms; per thread (CPU ms, voluntary, involuntary switches, last CPU); steal ms per CPU")
+    print("slowest runs: ms; per thread (user ms, system ms, voluntary, involuntary switches, last CPU); steal ms per CPU")
     for k in sorted(slow, key=lambda k: -ms[k])[:show]:
-        threads = ", ".join("%s: %.0f/%d/%d/cpu%d" % (t, v[0] * TICK_MS, v[1], v[2], v[3]) for t, v in sorted(runs[k][1].items()))
+        threads = ", ".join("%s: %.0f/%.0f/%d/%d/cpu%d" % (t, v[0] * TICK_MS, v[1] * TICK_MS, v[2], v[3], v[4]) for t, v in sorted(runs[k][1].items()))
         print("  %5d %8.3f  %s; steal %s" % (k, ms[k], threads, "/".join("%.0f" % (s * TICK_MS) for s in runs[k][2])))
 
 

@@ -2,8 +2,9 @@
 // the oneDNN primitives (each run on one thread, a job split across the pool; see
 // kernels/cpu/dnnl/runtime.h). A job is a number of parts that the calling thread and idle
 // workers claim one at a time, so a worker the OS has not scheduled yet costs nothing: the
-// caller runs what nobody has claimed and waits only for parts already started. Workers spin
-// briefly after a job (the next node's job usually follows within microseconds), then sleep.
+// caller runs what nobody has claimed and waits only for parts already started. A thread out of
+// work (a worker between jobs, a caller waiting for the last parts) spins for up to a
+// millisecond, then sleeps: the next job usually follows within microseconds.
 // A ScopedPool routes engine calls that name no pool to a caller's own pool (a session's
 // intra_op_threads).
 #pragma once

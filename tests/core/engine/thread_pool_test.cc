@@ -1,10 +1,15 @@
 // ScopedPool: engine calls that name no pool use the scoped one on this thread, nested scopes
-// restore the enclosing pool, other threads keep the process-wide pool; and an evaluation whose
-// destination is the very same view as an input (the executor's in-place outputs) is correct.
+// restore the enclosing pool, other threads keep the process-wide pool; an idle pool's workers
+// stop spinning and wake for the next job; and an evaluation whose destination is the very same
+// view as an input (the executor's in-place outputs) is correct.
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -59,6 +64,35 @@ TEST(EngineScopedPool, OneThreadPoolRunsInline) {
   unary("exp", {kDesc, y.data()}, {kDesc, x.data()});
   EXPECT_EQ(one.parallel_jobs(), 0u);
   EXPECT_NEAR(y[kN - 1], std::exp(1.0f), 1e-3 * std::exp(1.0f));
+}
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Workers spin for a while after a job (about a millisecond) and must then sleep: an idle
+// session may not hold the cores. And a sleeping worker must still be woken for the next job.
+TEST(EngineThreadPool, IdleWorkersSleepAndWakeForTheNextJob) {
+  ThreadPool pool(3);
+  pool.run(3, [](int) {});
+  const double before = process_cpu_seconds();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Two workers spinning throughout would use 0.6 s; spinning for their budget, a few ms.
+  EXPECT_LT(process_cpu_seconds() - before, 0.1);
+
+  std::mutex m;
+  std::set<std::thread::id> ran_on;
+  pool.run(8, [&](int) {
+    {
+      std::lock_guard lock(m);
+      ran_on.insert(std::this_thread::get_id());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  });
+  // 200 ms of parts: a woken worker takes some; left asleep, the caller would run all eight.
+  EXPECT_GE(ran_on.size(), 2u);
 }
 
 TEST(EngineInPlace, DestinationThatIsTheInputViewIsComputedCorrectly) {
