@@ -11,7 +11,11 @@ than the runtime). `--block-ms 0` alternates run by run. After each block the ru
 the next runtime's block: without the pause, ONNX Runtime's spinning took a core from the
 start of the next block, and that alone put the committed MLP's p99 at 10x its p50 (geon batch
 64 at 2 threads: p99 0.28 ms, 0.07 ms with a 10 ms pause, 0.065 ms with ONNX Runtime's
-spinning switched off).
+spinning switched off). The first `--block-warmup` runs of each block (one) are not timed: they
+find the caches holding the last runtime's weights and activations, and with blocks of a few
+runs (ResNet-50's 38 ms runs make blocks of two) they were half of the timed runs and
+every runtime's p99 (ResNet-50 at 2 threads: geon's p99 64.6 ms on a p50 of 38.0 with them,
+42.4 on 36.2 without; ONNX Runtime 75.4 and 43.5).
 
 Per case it prints each runtime's p50 and p99 (ms), the ratio of the faster peer's p50 to
 geon's (> 1: geon is faster), geon's fraction of the machine's limit (fp32 peak for the
@@ -232,6 +236,8 @@ def bench_case(name, c, args, out_dir):
         for r, run in sessions.items():
             time.sleep(args.settle_ms / 1e3)
             deadline += args.settle_ms / 1e3  # the pause is not the case's timed-run budget
+            for _ in range(args.block_warmup):
+                run(c["feeds"])
             for _ in range(block[r]):
                 start = time.perf_counter()
                 run(c["feeds"])
@@ -366,6 +372,8 @@ def main():
                     help="milliseconds of one runtime's runs before the next runtime's (0: run by run)")
     ap.add_argument("--settle-ms", type=float, default=20.0,
                     help="pause before each block, for the last runtime's pool threads to go idle")
+    ap.add_argument("--block-warmup", type=int, default=1,
+                    help="untimed runs at the start of each block (the caches hold the last runtime's data)")
     ap.add_argument("--creations", type=int, default=3,
                     help="fresh sessions per runtime whose median is the creation time")
     ap.add_argument("--no-memory", dest="memory", action="store_false", help="skip peak RSS children")
