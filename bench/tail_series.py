@@ -12,8 +12,9 @@ throughput dropped under the program: both threads show the run's full length in
   GEON_PROVIDER=build/provider/libgeon_provider.so PYTHONPATH=python \
       python3 bench/tail_series.py MODEL --threads 2 --seconds 40 [--runtime onnxruntime]
 
-Linux only (/proc). The /proc reads around each run add about 0.1 ms to what it measures, so
-it is for runs of a millisecond and more; bench/compare.py gives the latency figures.
+Linux only (/proc). The /proc reads between runs (outside the timed span) leave gaps of about
+0.1-0.2 ms in which a pool's threads may go to sleep, so it is for runs of a millisecond and
+more, and bench/compare.py gives the latency figures.
 """
 
 import argparse
@@ -138,6 +139,7 @@ def main():
         session.run(None, feeds)
     runs = record_runs(lambda: session.run(None, feeds), args.seconds)
     report("%s, %s, %d threads" % (os.path.basename(args.model), args.runtime, args.threads), runs, args.slow, args.show)
+
 
 if __name__ == "__main__":
     main()
