@@ -20,39 +20,18 @@ more, and bench/compare.py gives the latency figures.
 import argparse
 import glob
 import os
+import sys
 import time
 
 import numpy as np
+import onnx
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The sessions as compare.py opens them, the inputs as ort_compare.py makes them.
+from compare import open_geon, open_onnxruntime  # noqa: E402
+from ort_compare import random_feeds  # noqa: E402
 
 TICK_MS = 1000.0 / os.sysconf("SC_CLK_TCK")
-
-
-def open_session(runtime, path, threads):
-    if runtime == "geon":
-        import geon
-
-        options = geon.SessionOptions()
-        options.intra_op_num_threads = threads
-        session = geon.InferenceSession(path, sess_options=options)
-    else:
-        import onnxruntime
-
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
-    return session
-
-
-def random_feeds(session, seed):
-    kinds = {"tensor(float)": np.float32, "tensor(int64)": np.int64, "tensor(int32)": np.int32}
-    rng = np.random.default_rng(seed)
-    feeds = {}
-    for i in session.get_inputs():
-        shape = [d if isinstance(d, int) and d > 0 else 1 for d in i.shape]
-        dtype = kinds.get(i.type, np.float32)
-        feeds[i.name] = (rng.standard_normal(shape) if dtype == np.float32 else rng.integers(0, 2, shape)).astype(dtype)
-    return feeds
 
 
 def thread_record():
@@ -133,11 +112,11 @@ def main():
     ap.add_argument("--show", type=int, default=12, help="stretches and slow runs to print")
     args = ap.parse_args()
 
-    session = open_session(args.runtime, args.model, args.threads)
-    feeds = random_feeds(session, 0)
+    _, run = (open_geon if args.runtime == "geon" else open_onnxruntime)(args.model, args.threads)
+    feeds = random_feeds(onnx.load(args.model), {}, 0)
     for _ in range(3):
-        session.run(None, feeds)
-    runs = record_runs(lambda: session.run(None, feeds), args.seconds)
+        run(feeds)
+    runs = record_runs(lambda: run(feeds), args.seconds)
     report("%s, %s, %d threads" % (os.path.basename(args.model), args.runtime, args.threads), runs, args.slow, args.show)
 
 

@@ -30,6 +30,7 @@ constexpr std::chrono::microseconds kSpinTime{1000};
 // Spins until done() holds (true) or kSpinTime has passed (done()'s last value).
 template <class Done>
 bool spin_until(Done done) {
+  if (done()) return true;  // often so: no clock read on the common path
   const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
   for (;;) {
     for (int i = 0; i < 64; ++i) {  // the clock read costs about as much as one pause

@@ -9,9 +9,9 @@ import unittest
 from contextlib import redirect_stdout
 
 import numpy as np
+import onnx
 
 import _paths
-import geon
 
 sys.path.insert(0, os.path.join(_paths.REPO, "bench"))
 import tail_series  # noqa: E402
@@ -38,12 +38,11 @@ class SlowStretches(unittest.TestCase):
 
 class Recording(unittest.TestCase):
     def test_each_run_records_its_latency_and_the_threads_that_worked(self):
-        options = geon.SessionOptions()
-        options.intra_op_num_threads = 2
-        session = geon.InferenceSession(os.path.join(_paths.REPO, "models", "mlp.onnx"), sess_options=options)
-        feeds = tail_series.random_feeds(session, 0)
+        path = os.path.join(_paths.REPO, "models", "mlp.onnx")
+        _, run = tail_series.open_geon(path, 2)
+        feeds = tail_series.random_feeds(onnx.load(path), {}, 0)
         self.assertEqual(feeds["x"].dtype, np.float32)
-        spin = lambda: [session.run(None, feeds) for _ in range(200)]  # long enough to be ticked
+        spin = lambda: [run(feeds) for _ in range(200)]  # long enough to be ticked
         runs = tail_series.record_runs(spin, 0.3)
         self.assertGreater(len(runs), 0)
         me = str(os.getpid())  # the main thread's id is the process id
