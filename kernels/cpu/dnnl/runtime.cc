@@ -20,6 +20,10 @@
 namespace geon::cpu {
 
 dnnl::engine& dnnl_engine() {
+  // Every primitive is made on this engine, and oneDNN fixes a primitive's thread count when it
+  // is made (OpenMP's count on the making thread): one made on a thread still at OpenMP's
+  // default opened a team of every core at each run, beside the engine's own pool.
+  dnnl_match_thread_count();
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
 }

@@ -20,7 +20,8 @@
 
 namespace geon::cpu {
 
-// The process's CPU engine: a primitive made on it may run on any thread.
+// The process's CPU engine: a primitive made on it may run on any thread. Calls
+// dnnl_match_thread_count() first, so that a primitive made for it is made single-threaded.
 dnnl::engine& dnnl_engine();
 // This thread's stream, created on first use and never shared.
 dnnl::stream& dnnl_thread_stream();

@@ -2,10 +2,14 @@
 // kernel: odd sizes, masks (float and bool) of every broadcast rank, causal, GQA/MQA, 3-D
 // inputs, strided Q/K/V, fully masked rows, run-time fallback and the cases it refuses.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
+#include <thread>
 
+#include "core/engine/thread_pool.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/reference.h"
 
@@ -113,6 +117,42 @@ void check(const Case& c, unsigned seed) {
       got, ys, [&](int64_t i) { return want[static_cast<size_t>(i)]; }, 1e-4);
   expect_values(
       got, ys, [&](int64_t i) { return generic.at(i); }, 1e-4);
+}
+
+// oneDNN fixes a primitive's thread count when it is made, from OpenMP's count on the making
+// thread: Attention's batched products, first made on a thread that had never run oneDNN
+// (OpenMP's default: every core), opened an OpenMP team that large at each run beside the
+// session's pool (a 1-thread session's Attention ran on two cores). Counted in /proc/self/task:
+// the run starts no thread.
+TEST(CpuDnnlAttention, OnAFreshThreadItStartsNoOpenMpTeam) {
+  if (!std::filesystem::exists("/proc/self/task"))
+    GTEST_SKIP() << "counts the process's threads in /proc/self/task (Linux only)";
+  const auto threads = [] {
+    const std::filesystem::directory_iterator tasks("/proc/self/task");
+    return std::distance(begin(tasks), end(tasks));
+  };
+  std::mt19937 rng(40);
+  const DType f = DType::kFloat;
+  const Host q = Host::random(f, {1, 64, 128}, rng), k = Host::random(f, {1, 64, 128}, rng);
+  const Host v = Host::random(f, {1, 64, 128}, rng);
+  NodeGraph ng("Attention", 23);
+  ng.in(q).in(k).in(v).out(f, {1, 64, 128});
+  ng.attr_i("q_num_heads", 4).attr_i("kv_num_heads", 4);
+  const Host generic = ng.run(generic_kernels())[0];
+  std::ptrdiff_t before = 0, after = 0;
+  Host got;
+  std::thread fresh([&] {
+    omp_set_num_threads(4);  // OpenMP's default on a 4-core machine
+    ThreadPool single(1);
+    ScopedPool scope(&single);
+    before = threads();
+    got = ng.run(dnnl_kernels())[0];
+    after = threads();
+  });
+  fresh.join();
+  EXPECT_EQ(after, before) << "oneDNN started threads of its own";
+  expect_values(
+      got, Dims{1, 64, 128}, [&](int64_t i) { return generic.at(i); }, 1e-4);
 }
 
 TEST(CpuDnnlAttention, OddSizesMatchTheSpecAndTheGenericKernel) {
