@@ -1,11 +1,10 @@
 // ONNX Attention (float, no past/present, softcap or qk output) on oneDNN: scores = scale·Q·Kᵀ
 // as one batched matmul over strided views (Kᵀ and shared GQA heads are views, no copies), the
-// mask and causal bias added in place, oneDNN's softmax over each row, then P·V into Y; the
-// engine pool splits kv heads (or query rows) across threads. Shapes this path does not take at
-// run time (a short mask last dim, odd head splits) go to the cpu.generic kernel made
+// mask and causal bias added in place, geon's softmax over each row (softmax_rows.h), then P·V
+// into Y; the engine pool splits kv heads (or query rows) across threads. Shapes this path does not
+// take at run time (a short mask last dim, odd head splits) go to the cpu.generic kernel made
 // alongside, which also defines the semantics matched here.
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -15,9 +14,8 @@
 #include "core/engine/thread_pool.h"
 #include "kernels/cpu/dnnl/matmul_core.h"
 #include "kernels/cpu/dnnl/ops.h"
-#include "kernels/cpu/dnnl/primitive_cache.h"
-#include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/generic/ops.h"
+#include "kernels/cpu/native/softmax_rows.h"
 
 namespace geon::cpu {
 namespace {
@@ -77,12 +75,6 @@ struct MaskView {
   int64_t st[4] = {};
 };
 
-struct SoftmaxPrim {
-  dnnl::softmax_v2_forward prim;
-  dnnl::memory::desc md, scratch;
-  size_t scratch_bytes = 0;
-};
-
 // One run's operands: the 4-D views, their data, the mask and the sizes every block shares.
 struct Job {
   View4 q, k, v, y;
@@ -109,30 +101,6 @@ class DnnlAttention {
   }
 
  private:
-  std::shared_ptr<const SoftmaxPrim> softmax(int64_t rows, int64_t n) const {
-    const std::array<int64_t, 2> key{rows, n};
-    return softmax_.get(key, [&] {
-      const dnnl::memory::desc md({rows, n}, dnnl::memory::data_type::f32,
-                                  dnnl::memory::format_tag::ab);
-      const dnnl::softmax_v2_forward::desc d(dnnl::prop_kind::forward_inference,
-                                             dnnl::algorithm::softmax_accurate, md, md, 1);
-      dnnl::primitive_attr attr;
-      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-      const dnnl::softmax_v2_forward::primitive_desc pd(d, attr, dnnl_engine());
-      auto p = std::make_shared<SoftmaxPrim>(
-          SoftmaxPrim{dnnl::softmax_v2_forward(pd), md, pd.scratchpad_desc(), 0});
-      p->scratch_bytes = p->scratch.get_size();
-      return p;
-    });
-  }
-
-  void run_softmax(float* x, int64_t rows, int64_t n) const {
-    const auto p = softmax(rows, n);
-    const dnnl_exec_arg_t src = dnnl_thread_arg(DNNL_ARG_SRC, p->md, x);
-    const dnnl_exec_arg_t args[] = {src, {DNNL_ARG_DST, src.memory}};  // in place
-    dnnl_run(p->prim, args, p->scratch, p->scratch_bytes, "oneDNN softmax: execution failed");
-  }
-
   // False, with nothing written, when these shapes are left to the generic kernel.
   bool try_run(KernelContext& ctx) const {
     const TensorRef &q_in = ctx.input(kQ), &k_in = ctx.input(kK), &v_in = ctx.input(kV);
@@ -208,49 +176,36 @@ class DnnlAttention {
     const int64_t istep = std::clamp<int64_t>(kMaxScoreFloats / per_row, 1, w.ni);
     const int64_t rows_max = bstep * w.nh * j.G * istep;
     thread_local std::vector<float> scores;
-    thread_local std::vector<uint8_t> dead;  // fully masked rows
     if (scores.size() < static_cast<size_t>(rows_max * j.S))
       scores.resize(static_cast<size_t>(rows_max * j.S));
-    if (dead.size() < static_cast<size_t>(rows_max)) dead.resize(static_cast<size_t>(rows_max));
     float* sc = scores.data();
     for (int64_t b0 = w.b0; b0 < w.b0 + w.nb; b0 += bstep)
       for (int64_t i0 = w.i0; i0 < w.i0 + w.ni; i0 += istep) {
         const Block c{b0, std::min(bstep, w.b0 + w.nb - b0), w.h0, w.nh,
                       i0, std::min(istep, w.i0 + w.ni - i0)};
-        run_chunk(j, c, sc, dead.data());
+        run_chunk(j, c, sc);
       }
   }
 
   // Attention over a block whose scores fit the thread's buffers.
-  void run_chunk(const Job& j, const Block& c, float* sc, uint8_t* dead) const {
+  void run_chunk(const Job& j, const Block& c, float* sc) const {
     const int64_t rows = c.nb * c.nh * j.G * c.ni;
     const TensorDesc sd = row_major(DType::kFloat, Dims{c.nb, c.nh, j.G, c.ni, j.S});
     if (j.S > 0) {
       matmul_.run(ConstOperand(five_d(j.q, c, j.G, false, false), j.qp),
                   ConstOperand(five_d(j.k, c, j.G, true, true), j.kp), Operand{sd, sc}, j.scale,
                   0.0f);
-      if (j.mask.data || at_.causal) add_bias(j, c, sc, dead);
-      run_softmax(sc, rows, j.S);
+      if (j.mask.data || at_.causal) add_bias(j, c, sc);
+      // A fully masked row (all -inf) comes out NaN (0 / 0), and so does its row of Y, as the
+      // ONNX reference's softmax gives.
+      softmax_rows(false, sc, sc, rows, j.S);
     }
     matmul_.run(ConstOperand(sd, sc), ConstOperand(five_d(j.v, c, j.G, true, false), j.vp),
                 Operand{five_d(j.y, c, j.G, false, false), j.yp}, 1.0f, 0.0f);
-    // A fully masked row is NaN, as the ONNX reference's softmax gives.
-    if (j.mask.data && j.S > 0) {
-      float* yp = static_cast<float*>(j.yp) + j.y.offset;
-      for (int64_t r = 0; r < rows; ++r) {
-        if (!dead[r]) continue;
-        const int64_t i = c.i0 + r % c.ni, h = c.h0 * j.G + (r / c.ni) % (c.nh * j.G);
-        const int64_t b = c.b0 + r / (c.ni * c.nh * j.G);
-        float* row = yp + b * j.y.st[0] + h * j.y.st[1] + i * j.y.st[2];
-        for (int64_t d = 0; d < j.Dv; ++d)
-          row[d * j.y.st[3]] = std::numeric_limits<float>::quiet_NaN();
-      }
-    }
   }
 
-  // Adds the mask (bool: 0 or -inf) and the causal -inf to a block's scores, and marks the
-  // rows left with no finite score.
-  void add_bias(const Job& j, const Block& c, float* sc, uint8_t* dead) const {
+  // Adds the mask (bool: 0 or -inf) and the causal -inf to a block's scores.
+  void add_bias(const Job& j, const Block& c, float* sc) const {
     const MaskView& m = j.mask;
     const int64_t heads = c.nh * j.G, rows = c.nb * heads * c.ni, S = j.S;
     for (int64_t r = 0; r < rows; ++r) {
@@ -272,18 +227,12 @@ class DnnlAttention {
       }
       if (at_.causal)
         for (int64_t x = i + 1; x < S; ++x) s[x] = kNegInf;
-      if (m.data) {
-        bool any = false;
-        for (int64_t x = 0; x < S; ++x) any |= s[x] != kNegInf;
-        dead[r] = !any;
-      }
     }
   }
 
   Attrs at_;
   std::unique_ptr<Kernel> fallback_;
   DnnlMatmul matmul_;
-  PrimitiveCache<std::array<int64_t, 2>, SoftmaxPrim> softmax_{16};
 };
 
 bool given(const Node& n, int i) { return has_input(n, i); }
