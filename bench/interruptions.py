@@ -45,7 +45,7 @@ def spin(start_ns, seconds, min_gap_us, burst_ms=2.0, rest_ms=0.2):
     end = start_ns + int(seconds * 1e9)
     burst = int(burst_ms * 1e6)
     gaps = []
-    prev = start_ns
+    prev = clock()  # past start_ns by the sleep's overshoot (or a late start): not a gap
     while prev < end:
         rest_at = min(prev + burst, end)
         while prev < rest_at:

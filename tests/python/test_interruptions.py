@@ -1,7 +1,7 @@
-"""bench/interruptions.py, the p99 that the machine's gaps alone make of a run's: on made-up recordings whose effect
-on a run can be worked out by hand (no gaps, a periodic gap, a pool thread stopped before or in
-its part), gap_p99 and job_length give that effect; a short live recording has the shape the
-benchmark reads."""
+"""bench/interruptions.py, the p99 that the machine's gaps alone make of a run's: on made-up
+recordings whose effect on a run can be worked out by hand (no gaps, a periodic gap, a pool
+thread stopped before or in its part), gap_p99 and job_length give that effect; a short live
+recording has the shape the benchmark reads."""
 
 import os
 import sys

@@ -1,9 +1,9 @@
 // ONNX Attention (float, no past/present, softcap or qk output) on oneDNN: scores = scale·Q·Kᵀ
 // as one batched matmul over strided views (Kᵀ and shared GQA heads are views, no copies), the
 // mask and causal bias added in place, geon's softmax over each row (softmax_rows.h), then P·V
-// into Y; the engine pool splits kv heads (or query rows) across threads. Shapes this path does not
-// take at run time (a short mask last dim, odd head splits) go to the cpu.generic kernel made
-// alongside, which also defines the semantics matched here.
+// into Y; the engine pool splits kv heads (or query rows) across threads. Shapes this path does
+// not take at run time (a short mask last dim, odd head splits) go to the cpu.generic kernel
+// made alongside, which also defines the semantics matched here.
 #include <algorithm>
 #include <cmath>
 #include <limits>
