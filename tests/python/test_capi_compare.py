@@ -41,7 +41,8 @@ class CapiCompare(unittest.TestCase):
                 self.assertGreater(int(runs), 0)
                 self.assertGreater(float(p50), 0)
                 self.assertGreaterEqual(float(p99), float(p50))
-                self.assertAlmostEqual(float(per_node), 1e3 * float(p50) / 7, delta=1)
+                # Both printed rounded: the p50 to 0.01 us (0.71 ns a node), the ns to 1.
+                self.assertAlmostEqual(float(per_node), 1e3 * float(p50) / 7, delta=1.3)
 
     def test_a_missing_library_is_refused_with_the_usage(self):
         out = subprocess.run([BINARY, os.path.join(_paths.REPO, "models", "mlp.onnx")],
