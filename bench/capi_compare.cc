@@ -48,7 +48,8 @@ struct OrtApiBase {
   const char* (*GetVersionString)();
 };
 
-// The oldest API version whose table has every slot below (the library serves any it knows).
+// The API version asked for: its table holds every slot below (they all date from the first
+// versions), and a newer library serves the tables of older versions.
 constexpr uint32_t kOrtApiVersion = 13;
 
 enum OrtSlot : int {
