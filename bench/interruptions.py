@@ -10,10 +10,11 @@ above the benchmark's 1.5x p50 target misses it on this machine whatever runs it
 estimate from a few seconds of a noisy machine, not a bound: a case's measured p99, over other
 seconds, can come out below it.
 
-On the 2-core virtual machines this was written on: 500-800 gaps a second on each CPU, median
-6-20 us, 1.2-1.8% of each CPU. So a run of 20-50 us on two threads finds the pool's thread
+On the 2-core virtual machines this was written on: 500-1000 gaps a second on each CPU, median
+6-21 us, 1.2-2.4% of each CPU. So a run of 20-50 us on two threads finds the pool's thread
 stopped in over one run of a hundred and its caller does both parts (p99 about 2x its p50),
-while a 40-ms run's p99 is 1.07-1.13x.
+while a 40-ms run's p99 is 1.07-1.2x. The estimate assumes every run splits into a part per
+thread: for a run its runtime keeps on the caller alone it does not apply.
 
   python3 bench/interruptions.py [--threads 2] [--seconds 6]
 
