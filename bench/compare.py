@@ -30,9 +30,10 @@ kernels for it (the int8 case's fraction is of the fp32 peak too, which int8 ker
 pass). The machine's interruptions are recorded too (`--interruption-seconds` of a pinned
 clock-reading loop on each CPU, bench/interruptions.py), and each case's `gaps p99` is the p99
 that runs of geon's p50 would have over them with no noise of their own, as a multiple of that
-p50 (an estimate, not a bound): where it is above 1.5, no runtime meets the tail target on this
-machine (the committed MLP's 20-us runs on two threads find the pool's thread stopped at the
-start of over one run in a hundred, and the caller does both parts).
+p50 (an estimate, not a bound): where it is above 1.5, meeting the tail target depends on the
+machine's moment more than on the runtime (the committed MLP's 20-us runs on two threads find
+the pool's thread stopped at the start of about one run in a hundred, and the caller then does
+both parts).
 
   GEON_PROVIDER=build/provider/libgeon_provider.so PYTHONPATH=python \\
       python3 bench/compare.py [--threads 2] [--seconds 20] [--json bench.json] [CASE ...]
