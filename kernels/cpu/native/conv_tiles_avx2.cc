@@ -179,6 +179,7 @@ constexpr TileFn kHalfTiles[kTilePixels + 1] = {
 }  // namespace
 
 void run_conv_tiles_avx2(const ConvTiles& job, int64_t first, int64_t last) {
+  if (first >= last) return;  // an empty job has no tiles to divide by
   const Epilogue e = make_epilogue(job.activation, job.alpha, job.beta);
   const int64_t tiles = job.tiles(), pixels = job.pixels();
   const int64_t plane = job.out_h * job.out_w;
@@ -186,17 +187,20 @@ void run_conv_tiles_avx2(const ConvTiles& job, int64_t first, int64_t last) {
   // The last block of a K that is not a multiple of 16 goes through this scratch tile.
   alignas(32) float tail_y[kTilePixels][kTileChannels] = {};
   alignas(32) float tail_z[kTilePixels][kTileChannels] = {};
+  // The range's first tile and its first pixel's position by division, every later one by
+  // stepping: five divisions a tile were a tenth of a small Gemm's time (the committed MLP at
+  // batch 64 on one thread: 25.8 -> 25.0 us a run). The pixel loop leaves (n, oh, ow) at the
+  // next tile's first pixel.
+  int64_t block = first / tiles, t = first % tiles;
+  int64_t n = t * kTilePixels / plane, oh = t * kTilePixels % plane / job.out_w,
+          ow = t * kTilePixels % plane % job.out_w;
   for (int64_t item = first; item < last; ++item) {
-    const int64_t block = item / tiles, t = item % tiles;
     const int64_t k0 = block * kTileChannels;
     const int64_t p0 = t * kTilePixels;
     const int m = static_cast<int>(std::min<int64_t>(kTilePixels, pixels - p0));
     const float* xs[kTilePixels];
     float* ys[kTilePixels];
     const float* zs[kTilePixels];
-    // The first pixel's position by division, the next ones by stepping: four divisions a
-    // pixel cost more than a 6x16 tile's FMAs over a short K (a small Gemm's rows).
-    int64_t n = p0 / plane, oh = p0 % plane / job.out_w, ow = p0 % plane % job.out_w;
     for (int i = 0; i < m; ++i) {
       const int64_t p = p0 + i;
       xs[i] = job.x + n * job.x_image + oh * job.stride_h * job.x_row +
@@ -231,6 +235,11 @@ void run_conv_tiles_avx2(const ConvTiles& job, int64_t first, int64_t last) {
                                     job.weights + block * block_floats, job.bias + k0, out, res, e);
     if (tail)
       for (int i = 0; i < m; ++i) std::memcpy(ys[i], tail_y[i], sizeof(float) * valid);
+    if (++t == tiles) {
+      t = 0;
+      ++block;
+      n = oh = ow = 0;
+    }
   }
 }
 

@@ -128,7 +128,7 @@ bool PackedGemm::run(const ConstOperand& a, const Operand& dst, const ConstOpera
   job.activation = *ta;
   job.alpha = act.alpha;
   job.beta = act.beta;
-  native::run_tiles(job, 1);
+  native::run_product_tiles(job);
   return true;
 }
 

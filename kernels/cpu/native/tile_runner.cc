@@ -60,4 +60,24 @@ void run_tiles(const ConvTiles& job, int parts_per_thread) {
   });
 }
 
+void run_product_tiles(const ConvTiles& job) {
+  const int64_t items = job.blocks() * job.tiles();
+  ThreadPool& pool = default_thread_pool();
+  const int parts = static_cast<int>(std::clamp<int64_t>(items / kMinItemsPerPart, 1, pool.size()));
+  if (parts == 1) {
+    run_conv_tiles_avx2(job, 0, items);
+    return;
+  }
+  const int64_t rows = job.out_w;
+  pool.run(parts, [&](int part) {
+    const int64_t r0 = rows * part / parts, r1 = rows * (part + 1) / parts;
+    ConvTiles rows_job = job;
+    rows_job.x = job.x + r0 * job.channels;
+    rows_job.y = job.y + r0 * job.k;
+    rows_job.z = job.z ? job.z + r0 * job.k : nullptr;
+    rows_job.out_w = r1 - r0;
+    run_conv_tiles_avx2(rows_job, 0, rows_job.blocks() * rows_job.tiles());
+  });
+}
+
 }  // namespace geon::cpu::native

@@ -2,6 +2,8 @@
 // channels runs the half-width tile, which must give the full tile's values bit for bit (the
 // same products added in the same order), checked against the same job with 8 or 16 more
 // output channels, and the naive sum; over every tile size, taps, residuals and activations.
+// And a job run as any ranges of its items gives the values of the whole, which match the
+// naive sum over images, rows and column blocks; an empty range or job runs nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -114,6 +116,66 @@ TEST(ConvTiles, AShortLastBlockGivesTheFullTilesValuesBitForBit) {
                 << "pixel " << p << " channel " << o;
           }
       }
+}
+
+TEST(ConvTiles, AnyRangesOfItemsGiveTheWholeJobsValues) {
+  if (!cpu_has_avx2_fma()) GTEST_SKIP() << "the native kernels need AVX2 and FMA";
+  std::mt19937 g(12);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  // 2 images of 3x5 output pixels (tiles cross rows and images), 40 channels out (3 blocks):
+  // input rows padded by one pixel, images by one row, so positions come from all three.
+  const int64_t batch = 2, oh = 3, ow = 5, c = 7, k = 40;
+  const int64_t x_row = (ow + 1) * c, x_image = (oh + 1) * x_row;
+  const int64_t blocks = (k + kTileChannels - 1) / kTileChannels;
+  std::vector<float> x(static_cast<size_t>(batch * x_image)), w_plain(k * c), bias_plain(k);
+  for (auto* v : {&x, &w_plain, &bias_plain})
+    for (float& f : *v) f = u(g);
+  Aligned w(static_cast<size_t>(blocks * c * kTileChannels)), b(blocks * kTileChannels);
+  for (int64_t o = 0; o < k; ++o) {
+    b.p[o] = bias_plain[o];
+    for (int64_t ci = 0; ci < c; ++ci)
+      w.p[(o / kTileChannels * c + ci) * kTileChannels + o % kTileChannels] = w_plain[o * c + ci];
+  }
+  const int64_t tap = 0;
+  ConvTiles job;
+  job.x = x.data();
+  job.x_image = x_image;
+  job.x_row = x_row;
+  job.channels = c;
+  job.taps = &tap;
+  job.taps_count = 1;
+  job.weights = w.p;
+  job.bias = b.p;
+  job.batch = batch;
+  job.out_h = oh;
+  job.out_w = ow;
+  job.k = k;
+  const int64_t items = job.blocks() * job.tiles();
+  std::vector<float> whole(static_cast<size_t>(job.pixels() * k));
+  job.y = whole.data();
+  run_conv_tiles_avx2(job, 0, items);
+  for (int64_t p = 0; p < job.pixels(); ++p)
+    for (int64_t o = 0; o < k; ++o) {
+      const float* xp = &x[p / (oh * ow) * x_image + p % (oh * ow) / ow * x_row + p % ow * c];
+      double s = bias_plain[o];
+      for (int64_t ci = 0; ci < c; ++ci) s += double(xp[ci]) * w_plain[o * c + ci];
+      ASSERT_NEAR(whole[p * k + o], s, 1e-5 * (1 + std::abs(s))) << "pixel " << p << " ch " << o;
+    }
+  for (int64_t step = 1; step <= 7; ++step) {
+    std::vector<float> parts(whole.size(), -9.0f);
+    job.y = parts.data();
+    for (int64_t first = 0; first < items; first += step)
+      run_conv_tiles_avx2(job, first, std::min(items, first + step));
+    ASSERT_EQ(std::memcmp(parts.data(), whole.data(), sizeof(float) * whole.size()), 0)
+        << "ranges of " << step << " items";
+  }
+  // An empty range, and a job with no pixels (its items: none), run nothing.
+  std::vector<float> untouched(whole.size(), -9.0f);
+  job.y = untouched.data();
+  run_conv_tiles_avx2(job, 4, 4);
+  job.out_w = 0;
+  run_conv_tiles_avx2(job, 0, job.blocks() * job.tiles());
+  EXPECT_TRUE(std::all_of(untouched.begin(), untouched.end(), [](float f) { return f == -9.0f; }));
 }
 
 }  // namespace

@@ -1,13 +1,15 @@
 // PackedGemm (kernels/cpu/native) against a naive loop in double, B stored plain and
 // transposed, N not a multiple of the 16-wide block, alpha folded in, bias and residual; and
 // the packing policy: no copy is made when every A the graph allows is too tall for it; and
-// which overlaps of A, Z and Y it refuses.
+// which overlaps of A, Z and Y it refuses; and a product split by rows across a pool.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
 
+#include "core/engine/thread_pool.h"
 #include "core/graph/tensor_data.h"
 #include "kernels/cpu/native/cpu_isa.h"
 #include "kernels/cpu/native/packed_gemm.h"
@@ -54,6 +56,38 @@ TEST(PackedGemm, MatchesANaiveProductForPlainAndTransposedB) {
               << "transposed " << transposed << " m " << m << " k " << k << " n " << n << " at "
               << i << "," << j;
         }
+    }
+}
+
+TEST(PackedGemm, AProductSplitByRowsAcrossAPoolMatchesANaiveProduct) {
+  if (!cpu_has_avx2_fma()) GTEST_SKIP() << "PackedGemm needs AVX2 + FMA, which this CPU lacks";
+  std::mt19937 g(5);
+  // 3 blocks (the last of 8 columns) x 17 tiles of 6 rows: three parts of 33, 32 and 32 rows,
+  // each starting inside a tile of the whole; the residual is Y itself (in place).
+  const int64_t m = 97, k = 40, n = 40;
+  auto b = random_matrix(k, n, g), a = random_matrix(m, k, g), bias = random_matrix(1, n, g);
+  auto z = random_matrix(m, n, g);
+  auto packed = PackedGemm::pack_for_test(*b, false, 1.0f);
+  ASSERT_TRUE(packed);
+  const auto* pz = reinterpret_cast<const float*>(z->storage->data());
+  std::vector<float> y(pz, pz + m * n);
+  ThreadPool pool(3);
+  ScopedPool scope(&pool);
+  const ConstOperand ao(dense({m, k}), a->storage->data()), bo(dense({n}), bias->storage->data()),
+      zo(dense({m, n}), y.data());
+  Activation relu;
+  relu.kind = ActivationKind::kRelu;
+  ASSERT_TRUE(packed->run(ao, Operand{dense({m, n}), y.data()}, &bo, &zo, relu));
+  EXPECT_EQ(pool.parallel_jobs(), 1u) << "the product was not split";
+  const auto* pa = reinterpret_cast<const float*>(a->storage->data());
+  const auto* pb = reinterpret_cast<const float*>(b->storage->data());
+  const auto* pbias = reinterpret_cast<const float*>(bias->storage->data());
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = double(pbias[j]) + pz[i * n + j];
+      for (int64_t q = 0; q < k; ++q) s += double(pa[i * k + q]) * pb[q * n + j];
+      const double want = std::max(s, 0.0);
+      ASSERT_NEAR(y[i * n + j], want, 1e-4 * (1 + std::abs(want))) << "at " << i << "," << j;
     }
 }
 
