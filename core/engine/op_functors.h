@@ -89,10 +89,10 @@ struct Sign {
       return static_cast<T>((T(0) < x) - (x < T(0)));
   }
 };
-struct Relu {
+struct Relu {  // max(0, x), NaN kept as ONNX's max keeps it (`x > 0 ? x : 0` gave 0)
   template <class T>
   GEON_HD static T f(T x, const OpParams&) {
-    return x > T(0) ? x : T(0);
+    return x <= T(0) ? T(0) : x;
   }
 };
 struct Not {

@@ -13,6 +13,7 @@
 #include "core/base/error.h"
 #include "core/desc/views.h"
 #include "kernels/cpu/dnnl/layout.h"
+#include "kernels/cpu/dnnl/nan_guard.h"
 #include "kernels/cpu/dnnl/primitive_cache.h"
 #include "kernels/cpu/dnnl/runtime.h"
 #include "kernels/cpu/native/direct_conv.h"
@@ -319,6 +320,11 @@ struct DnnlConv::Impl {
   // Its Winograd convolution, tried first where the layer has one and a run enough tiles.
   std::unique_ptr<const WinogradConv> winograd;
 
+  // Whether the activation is one oneDNN turns NaN into a number in (nan_guard.h), and then
+  // whether the constant weights (those of packed_w_shape) hold no NaN or infinity.
+  bool drops_nan = false;
+  bool packed_finite = true;
+
   PrimitiveCache<std::vector<int64_t>, Entry> cache{kMaxCachedPrimitives};
   // The packed weights reordered into the other layouts primitives asked for (another thread
   // count or X shape than at construction), one copy per layout.
@@ -353,16 +359,18 @@ struct DnnlConv::Impl {
     return r;
   }
 
-  // `winograd`: false for the direct primitive where Winograd would be chosen.
+  // `winograd`: false for the direct primitive where Winograd would be chosen; `activation`:
+  // false for one without the activation's post-op.
   std::shared_ptr<const Entry> primitive(const ConvGeometry& geo, const Dims& x,
-                                         const TensorDesc& w, bool bias,
-                                         bool winograd = true) const {
+                                         const TensorDesc& w, bool bias, bool winograd = true,
+                                         bool activation = true) const {
     const bool pk = use_packed(w.shape);
     std::vector<int64_t> key(x.begin(), x.end());
     key.insert(key.end(), w.shape.begin(), w.shape.end());
     key.push_back(bias ? 1 : 0);
     key.push_back(pk ? 1 : 0);
     key.push_back(winograd ? 1 : 0);
+    key.push_back(activation ? 1 : 0);
     // Blocks of one run (run_geometry's split) differ in their pads, not only in X.
     key.insert(key.end(), geo.pad_begin.begin(), geo.pad_begin.end());
     key.insert(key.end(), geo.pad_end.begin(), geo.pad_end.end());
@@ -375,12 +383,14 @@ struct DnnlConv::Impl {
               [&] { return o.op + ": W's view has strides oneDNN cannot read"; });
       key.insert(key.end(), wv.strides.begin(), wv.strides.end());
     }
-    return cache.get(std::move(key),
-                     [&] { return make_entry(geo, x, w, bias, pk, pk && winograd, w_user); });
+    return cache.get(std::move(key), [&] {
+      return make_entry(geo, x, w, bias, pk, pk && winograd, activation, w_user);
+    });
   }
 
   std::shared_ptr<const Entry> make_entry(const ConvGeometry& geo, const Dims& x,
                                           const TensorDesc& w, bool bias, bool pk, bool winograd,
+                                          bool activation,
                                           const std::optional<dnnl::memory::desc>& w_user) const {
     auto e = std::make_shared<Entry>();
     e->src = channels_last_md(x);
@@ -390,7 +400,9 @@ struct DnnlConv::Impl {
     // Winograd only for packed weights (the caller's `winograd`): those reach its layout
     // through a plain copy (packed_as), while W given per run may be a view oneDNN reorders
     // into it from no layout.
-    const std::optional<Made> pd = make_primitive(o, geo, x, wd, bias, winograd);
+    DnnlConvOptions plain = o;
+    if (!activation) plain.activation = {};
+    const std::optional<Made> pd = make_primitive(plain, geo, x, wd, bias, winograd);
     if (!pd)
       fail(ErrorCode::kNotSupported,
            o.op + ": oneDNN has no " + (o.attrs.transpose ? "deconvolution" : "convolution") +
@@ -498,10 +510,16 @@ struct DnnlConv::Impl {
     }
     // oneDNN's Winograd transforms mix a tile's inputs, so one NaN or infinity would turn
     // outputs whose windows never read it into NaN (three layers from one NaN pixel: NaN a
-    // whole tile and more away): a block whose X holds one runs the direct primitive.
-    if (e->blocked && !native::all_finite_avx2(at(x.data, x.desc), element_count(x.desc))) {
-      e = primitive(geo, x_in.desc.shape, w.desc, bias_in != nullptr, false);
-      g_winograd_declines.fetch_add(1, std::memory_order_relaxed);
+    // whole tile and more away): a block whose X holds one runs the direct primitive. And an
+    // activation oneDNN drops NaN in is applied after a primitive without it where any input
+    // holds one (nan_guard.h).
+    const bool x_finite = (!e->blocked && !drops_nan) || all_finite(&x);
+    const bool guarded =
+        drops_nan && !(x_finite && all_finite(z) && all_finite(bias_in) &&
+                       (w.desc.shape == packed_w_shape ? packed_finite : all_finite(&w)));
+    if ((e->blocked && !x_finite) || guarded) {
+      e = primitive(geo, x_in.desc.shape, w.desc, bias_in != nullptr, false, !guarded);
+      if (!x_finite) g_winograd_declines.fetch_add(1, std::memory_order_relaxed);
     }
     // weights: the packed copy, or this run's W reordered into the primitive's layout.
     dnnl::memory wm;
@@ -579,6 +597,7 @@ struct DnnlConv::Impl {
     if (e->blocked) {
       reorder(e->blocked->from_dst, dst_md, out, e->dst, at(work.data, work.desc));
     }
+    if (guarded) apply_activation(o.activation, work);
     if (!direct) {
       copy(dst, ConstOperand(work));
       g_layout_copies.fetch_add(1, std::memory_order_relaxed);
@@ -590,6 +609,7 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
     : impl_(std::make_unique<Impl>()) {
   impl_->o = std::move(o);
   Impl& p = *impl_;
+  p.drops_nan = onednn_drops_nan(p.o.activation);
   if (!weights || weights->desc.dtype != DType::kFloat || !weights->bytes() ||
       weights->desc.rank() != static_cast<int>(x_hint.size()) || x_hint.size() < 3 ||
       x_hint.size() > 5 || element_count(weights->desc) == 0)
@@ -602,6 +622,8 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
   x[1] = p.o.attrs.transpose ? w[0] : w[1] * p.o.attrs.group;
   for (size_t i = 2; i < x.size(); ++i) x[i] = x[i] < 1 ? 32 : x[i];
   p.packed_w_shape = w;
+  const ConstOperand w_const(weights->desc, weights->bytes());
+  p.packed_finite = !p.drops_nan || all_finite(&w_const);
   if (!winograd_disabled()) p.winograd = WinogradConv::make(p.o.attrs, p.o.activation, *weights);
   // Where every run of X's known spatial lengths has tiles enough for the Winograd kernel, the
   // direct one's packed weights would only serve the rare run it declines (a non-finite input,

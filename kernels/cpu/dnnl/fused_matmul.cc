@@ -16,6 +16,7 @@
 #include "core/desc/views.h"
 #include "core/passes/activation.h"
 #include "kernels/cpu/dnnl/matmul_core.h"
+#include "kernels/cpu/dnnl/nan_guard.h"
 #include "kernels/cpu/dnnl/ops.h"
 #include "kernels/cpu/dnnl/packed_matmul.h"
 #include "kernels/cpu/dnnl/primitive_cache.h"
@@ -186,7 +187,29 @@ struct Config {
   MatmulPostOps post;                              // eltwise part; sum is set per call
   std::shared_ptr<const DnnlPackedMatmul> packed;  // alpha·B for a constant 2-D B, or null
   std::optional<cpu::Activation> fusable;          // act in conv_params' terms, where it has them
+  // Whether oneDNN's form of act turns NaN into a number (nan_guard.h), and then whether the
+  // packed B holds no NaN or infinity.
+  bool drops_nan = false;
+  bool packed_finite = true;
 };
+
+// Whether a run may take oneDNN's activation: it drops no NaN, or no input holds a NaN or
+// infinity for it to drop.
+bool onednn_activation_exact(const Config& cfg, KernelContext& ctx, bool has_bias, bool has_z) {
+  if (!cfg.drops_nan) return true;
+  const ConstOperand a = src_of(ctx.input(0));
+  if (!all_finite(&a)) return false;
+  if (cfg.packed) {
+    if (!cfg.packed_finite) return false;
+  } else if (const ConstOperand b = src_of(ctx.input(1)); !all_finite(&b)) {
+    return false;
+  }
+  for (const auto& [present, i] : {std::pair{has_bias, 2}, std::pair{has_z, 3}}) {
+    if (!present) continue;
+    if (const ConstOperand v = src_of(ctx.input(i)); !all_finite(&v)) return false;
+  }
+  return true;
+}
 
 // Y with the packed B, when the run's input 1 is that matrix and A (rank >= 2) fits it; the
 // output is `out`, already taken with A's leading dims and N. False: the general path.
@@ -222,11 +245,14 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
       fail(ErrorCode::kInvalidArgument,
            "FusedMatMul: Z " + to_string(ctx.input(3).desc) + " is not the output's shape");
   };
+  // Where oneDNN's activation would turn a NaN into a number, the general path below.
+  const bool exact = onednn_activation_exact(cfg, ctx, has_bias, has_z);
   // The packed path first, before any view is worked out: small products are dominated by
   // what runs around them.
   const TensorRef* out = nullptr;
   const TensorDesc& a_in = ctx.input(0).desc;
-  if (cfg.packed && a_in.rank() >= 2 && ctx.input(1).desc.shape == cfg.packed->packed_shape()) {
+  if (exact && cfg.packed && a_in.rank() >= 2 &&
+      ctx.input(1).desc.shape == cfg.packed->packed_shape()) {
     const Dims& b_shape = cfg.packed->packed_shape();
     if (a_in.shape.back() == b_shape[cfg.trans_b ? 1 : 0]) {
       Dims& shape = packed_call().shape;
@@ -267,7 +293,7 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
   std::optional<ConstOperand> bias;
   if (has_bias && !a_vec && !b_vec && ctx.input(2).desc.rank() <= rank)
     bias = ConstOperand(lift(ctx.input(2).desc, rank), ctx.input(2).data);
-  if ((!has_bias || bias) && (alpha == 1.0f || !has_bias)) {
+  if (exact && (!has_bias || bias) && (alpha == 1.0f || !has_bias)) {
     MatmulPostOps post = cfg.post;
     post.sum = has_z;
     if (has_z) assign(dst_of(*out), src_of(ctx.input(3)));
@@ -313,6 +339,12 @@ std::unique_ptr<Kernel> create_dnnl_fused_matmul(const Graph& g, const Node& n) 
   cfg.dnnl_act = std::make_shared<const DnnlActivation>(cfg.post.eltwise);
   cfg.packed = packed_constant(g, n, 1, cfg.trans_b, cfg.alpha);
   if (cpu::Activation a; !read_activation(n, &a)) cfg.fusable = a;
+  cfg.drops_nan = cfg.fusable && onednn_drops_nan(*cfg.fusable);
+  if (cfg.packed && cfg.drops_nan) {
+    const TensorData& b = *g.value(n.inputs[1]).data;
+    const ConstOperand view(b.desc, b.bytes());
+    cfg.packed_finite = all_finite(&view);
+  }
   return make_kernel([mm, cfg](KernelContext& ctx) { compute(*mm, cfg, ctx); },
                      packed_inputs(cfg.packed));
 }

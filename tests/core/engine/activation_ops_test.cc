@@ -1,10 +1,11 @@
 // The activation ops of the engine table (selu, celu, gelu, hard_sigmoid, hard_swish, mish,
 // swish, thresholded_relu, shrink) against the ONNX formulas written out naively in double,
-// with their alpha/beta knobs, in float and double.
+// with their alpha/beta knobs, in float and double; relu keeps NaN, as ONNX's max(0, x) does.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -105,6 +106,18 @@ TEST(EngineActivations, MishAndSwishStayFiniteForLargeMagnitudes) {
       EXPECT_NEAR(y[i], x[i] > 0 ? x[i] : 0.f, 1e-3) << op << " x=" << x[i];
     }
   }
+}
+
+TEST(EngineActivations, ReluKeepsNaNAndTakesInfinitiesAsMaxDoes) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(),
+              inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> y =
+      apply1<float>("relu", {nan, -inf, inf, -2.f, -0.f, 3.f}, DType::kFloat, {});
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_EQ(std::vector<float>(y.begin() + 1, y.end()), (std::vector<float>{0, inf, 0, 0, 3}));
+  const std::vector<double> yd = apply1<double>("relu", {double(nan), 1.5}, DType::kDouble, {});
+  EXPECT_TRUE(std::isnan(yd[0]));
+  EXPECT_EQ(yd[1], 1.5);
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ void activate(const Activation& a, float clip, T* x, int64_t n) {
   using K = Activation::Kind;
   switch (a.kind) {
     case K::kRelu:
-      for (int64_t i = 0; i < n; ++i) x[i] = x[i] > 0 ? x[i] : T(0);
+      for (int64_t i = 0; i < n; ++i) x[i] = x[i] <= 0 ? T(0) : x[i];  // NaN stays NaN
       break;
     case K::kTanh:
       if constexpr (std::is_same_v<T, float>)

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "kernels/cpu/generic/rnn/rnn.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/expect_error.h"
 #include "tests/kernels/cpu/reference.h"
@@ -394,6 +396,22 @@ TEST(CpuGenericRnn, CustomActivationsWithAlphaAndBeta) {
   t.acts = {{"Tanh"}};
   t.clip = 0.3;
   check(t, 504);
+}
+
+TEST(CpuGenericRnn, ReluActivationKeepsNaN) {
+  // ONNX's Relu is max(0, x), NaN for NaN (as the Relu op; `x > 0 ? x : 0` gave 0).
+  rnn::Activation relu;
+  relu.kind = rnn::Activation::Kind::kRelu;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> x = {nan, -1.5f, 2.0f};
+  rnn::activate(relu, 0.0f, x.data(), 3);
+  EXPECT_TRUE(std::isnan(x[0]));
+  EXPECT_EQ(x[1], 0.0f);
+  EXPECT_EQ(x[2], 2.0f);
+  std::vector<double> xd = {double(nan), -1.0};
+  rnn::activate(relu, 0.0f, xd.data(), 2);
+  EXPECT_TRUE(std::isnan(xd[0]));
+  EXPECT_EQ(xd[1], 0.0);
 }
 
 TEST(CpuGenericRnn, StridedInputsAndDoubles) {

@@ -1,0 +1,104 @@
+// The checks and the engine pass of nan_guard.h.
+#include "kernels/cpu/dnnl/nan_guard.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/base/error.h"
+#include "core/engine/expr.h"
+#include "kernels/cpu/native/cpu_isa.h"
+#include "kernels/cpu/native/winograd_transforms.h"
+
+namespace geon::cpu {
+namespace {
+
+bool dense_finite(const float* x, int64_t n) {
+  if (cpu_has_avx2_fma()) return native::all_finite_avx2(x, n);
+  bool finite = true;
+  for (int64_t i = 0; i < n; ++i) finite &= x[i] - x[i] == 0.0f;  // NaN for NaN and infinity
+  return finite;
+}
+
+// The view's elements with its dims in `order` (largest stride first): dense runs along the
+// last dim where its stride is 1.
+bool strided_finite(const float* p, const TensorDesc& d, const std::vector<int>& order, size_t at) {
+  const int dim = order[at];
+  const int64_t n = d.shape[dim], step = d.strides[dim];
+  if (at + 1 == order.size()) {
+    if (step == 1) return dense_finite(p, n);
+    for (int64_t i = 0; i < n; ++i)
+      if (p[i * step] - p[i * step] != 0.0f) return false;
+    return true;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    if (!strided_finite(p + i * step, d, order, at + 1)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool onednn_drops_nan(const Activation& a) {
+  switch (a.kind) {
+    case ActivationKind::kRelu:
+    case ActivationKind::kClip:
+    case ActivationKind::kHardSigmoid:
+      return true;
+    case ActivationKind::kLeakyRelu:
+      return a.alpha == 0.0f;
+    default:
+      return false;
+  }
+}
+
+bool all_finite(const ConstOperand* v) {
+  if (!v || !v->data || element_count(v->desc) == 0) return true;
+  require(v->desc.dtype == DType::kFloat, "all_finite: takes float views only");
+  const TensorDesc& d = v->desc;
+  const float* p = static_cast<const float*>(v->data) + d.offset;
+  // Dims by falling stride (length-1 dims dropped): a view dense in any dim order (a
+  // channels-last block, say) is then one run of floats.
+  std::vector<int> order;
+  for (int i = 0; i < d.rank(); ++i)
+    if (d.shape[i] > 1) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return d.strides[a] > d.strides[b]; });
+  int64_t dense = 1;
+  for (size_t i = order.size(); i-- > 0 && d.strides[order[i]] == dense;)
+    dense *= d.shape[order[i]];
+  const int64_t count = element_count(d);
+  if (dense == count) return dense_finite(p, count);
+  return strided_finite(p, d, order, 0);
+}
+
+void apply_activation(const Activation& a, const Operand& y) {
+  if (a.kind == ActivationKind::kNone || element_count(y.desc) == 0) return;
+  const DType f = DType::kFloat;
+  const DType in[] = {f, f, f};
+  ExprBuilder b(in);
+  OpParams p;
+  p.alpha = a.alpha;
+  p.beta = a.beta;
+  const ExprArg x = b.input(0);
+  switch (a.kind) {
+    case ActivationKind::kRelu:
+      b.apply("relu", {x});
+      break;
+    case ActivationKind::kLeakyRelu:
+      b.apply("leaky_relu", {x}, {}, p);
+      break;
+    case ActivationKind::kClip:
+      b.apply("clip", {x, b.input(1), b.input(2)});
+      break;
+    case ActivationKind::kHardSigmoid:
+      b.apply("hard_sigmoid", {x}, {}, p);
+      break;
+    default:
+      fail(ErrorCode::kInternal, "apply_activation: only the activations oneDNN drops NaN in");
+  }
+  const ConstOperand srcs[3] = {ConstOperand(y), ConstOperand::scalar(a.alpha, f),
+                                ConstOperand::scalar(a.beta, f)};
+  evaluate(b.build(), y, srcs);
+}
+
+}  // namespace geon::cpu
