@@ -1,9 +1,7 @@
 // The checks and the engine pass of nan_guard.h.
 #include "kernels/cpu/dnnl/nan_guard.h"
 
-#include <algorithm>
 #include <string>
-#include <vector>
 
 #include "core/base/error.h"
 #include "core/engine/expr.h"
@@ -20,19 +18,17 @@ bool dense_finite(const float* x, int64_t n) {
   return finite;
 }
 
-// The view's elements with its dims in `order` (largest stride first): dense runs along the
-// last dim where its stride is 1.
-bool strided_finite(const float* p, const TensorDesc& d, const std::vector<int>& order, size_t at) {
-  const int dim = order[at];
+// A view's elements dim by dim, dense runs along the last dim where its stride is 1.
+bool strided_finite(const float* p, const TensorDesc& d, int dim) {
   const int64_t n = d.shape[dim], step = d.strides[dim];
-  if (at + 1 == order.size()) {
+  if (dim + 1 == d.rank()) {
     if (step == 1) return dense_finite(p, n);
     for (int64_t i = 0; i < n; ++i)
       if (p[i * step] - p[i * step] != 0.0f) return false;
     return true;
   }
   for (int64_t i = 0; i < n; ++i)
-    if (!strided_finite(p + i * step, d, order, at + 1)) return false;
+    if (!strided_finite(p + i * step, d, dim + 1)) return false;
   return true;
 }
 
@@ -56,19 +52,19 @@ bool all_finite(const ConstOperand* v) {
   require(v->desc.dtype == DType::kFloat, "all_finite: takes float views only");
   const TensorDesc& d = v->desc;
   const float* p = static_cast<const float*>(v->data) + d.offset;
-  // Dims by falling stride (length-1 dims dropped): a view dense in any dim order (a
-  // channels-last block, say) is then one run of floats.
-  std::vector<int> order;
-  for (int i = 0; i < d.rank(); ++i)
-    if (d.shape[i] > 1) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return d.strides[a] > d.strides[b]; });
-  int64_t dense = 1;
-  for (size_t i = order.size(); i-- > 0 && d.strides[order[i]] == dense;)
-    dense *= d.shape[order[i]];
-  const int64_t count = element_count(d);
-  if (dense == count) return dense_finite(p, count);
-  return strided_finite(p, d, order, 0);
+  // The span of floats from the first element to the last: a view dense in any dim order (a
+  // channels-last block, say) spans exactly its elements and is read as one run. A sparser
+  // one up to twice its elements is read whole too (the floats between lie in its storage; a
+  // non-finite one among them only sends the caller the safe way).
+  int64_t span = 1;
+  bool forward = true;
+  for (int i = 0; i < d.rank(); ++i) {
+    if (d.shape[i] < 2) continue;
+    forward = forward && d.strides[i] >= 0;
+    span += (d.shape[i] - 1) * d.strides[i];
+  }
+  if (forward && span <= 2 * element_count(d)) return dense_finite(p, span);
+  return strided_finite(p, d, 0);
 }
 
 void apply_activation(const Activation& a, const Operand& y) {

@@ -1,13 +1,16 @@
 // geon.FusedConv and geon.FusedMatMul on cpu.dnnl keep NaN through the activations oneDNN
 // turns it into a number in (Relu, LeakyRelu of slope 0, Clip, HardSigmoid; nan_guard.h): a
 // NaN or infinity in X or A, in the constant weights, in the bias or in the residual, against
-// naive loops in double whose activations keep NaN as ONNX's max and min do.
+// naive loops in double whose activations keep NaN as ONNX's max and min do. And the check
+// finds a NaN or infinity at any element of a view: dense in either order, sparse, reversed.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "kernels/cpu/dnnl/nan_guard.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/dnnl/conv_reference.h"
 #include "tests/kernels/cpu/reference.h"
@@ -46,6 +49,40 @@ void expect_same(const Host& got, const std::vector<double>& want) {
 enum class Where { kX, kW, kBias, kZ };
 const char* name(Where w) {
   return w == Where::kX ? "X" : w == Where::kW ? "W" : w == Where::kBias ? "bias" : "Z";
+}
+
+TEST(DnnlNanGuard, AllFiniteFindsANonFiniteElementOfAnyView) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> buf(200, 1.0f);
+  // (2, 3, 4) views of buf at offset 10: row-major, channels-last order (strides 12, 1, 3),
+  // every third float (sparser than twice its elements), and the first dim reversed.
+  struct View {
+    Dims strides;
+    int64_t offset;
+  };
+  for (const View& v :
+       {View{{12, 4, 1}, 10}, View{{12, 1, 3}, 10}, View{{36, 12, 3}, 10}, View{{-12, 4, 1}, 22}}) {
+    TensorDesc d = row_major(DType::kFloat, Dims{2, 3, 4});
+    d.strides = v.strides;
+    d.offset = v.offset;
+    const ConstOperand view(d, buf.data());
+    EXPECT_TRUE(all_finite(&view));
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 3; ++j)
+        for (int64_t k = 0; k < 4; ++k) {
+          const int64_t at = v.offset + i * v.strides[0] + j * v.strides[1] + k * v.strides[2];
+          for (const float bad : {nan, inf, -inf}) {
+            buf[at] = bad;
+            EXPECT_FALSE(all_finite(&view)) << "element " << i << "," << j << "," << k;
+            buf[at] = 1.0f;
+          }
+        }
+    buf[9] = nan;  // just before the view, and far after it
+    buf[199] = nan;
+    EXPECT_TRUE(all_finite(&view));
+    buf[9] = buf[199] = 1.0f;
+  }
 }
 
 TEST(DnnlNanGuard, FusedConvKeepsNaNFromAnyInputThroughEachActivation) {
