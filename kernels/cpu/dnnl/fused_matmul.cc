@@ -213,8 +213,10 @@ bool onednn_activation_exact(const Config& cfg, KernelContext& ctx, bool has_bia
 
 // Y with the packed B, when the run's input 1 is that matrix and A (rank >= 2) fits it; the
 // output is `out`, already taken with A's leading dims and N. False: the general path.
+// exact(): onednn_activation_exact for this run, asked only where oneDNN would apply it.
+template <class Exact>
 bool run_packed(const Config& cfg, KernelContext& ctx, const TensorRef& out, bool has_bias,
-                bool has_z) {
+                bool has_z, Exact&& exact) {
   PackedCall& call = packed_call();
   if (has_bias) {
     if (!is_bias_row(ctx.input(2).desc, out.desc.shape.back())) return false;
@@ -230,10 +232,13 @@ bool run_packed(const Config& cfg, KernelContext& ctx, const TensorRef& out, boo
   const float beta = has_z ? 1.0f : 0.0f;
   // The activation inside the product (oneDNN's post-ops, or the epilogue of geon's own small
   // product): Y is written once.
+  // geon's own small product keeps NaN, so the check waits until oneDNN's post-ops would run.
   const cpu::Activation* fusable = cfg.fusable ? &*cfg.fusable : nullptr;
-  if (cfg.packed->run(a_rows, y, b, beta, cfg.post.eltwise, fusable)) return true;
+  if (cfg.packed->run(a_rows, y, b, beta, cfg.post.eltwise, fusable, !cfg.drops_nan)) return true;
+  if (cfg.drops_nan && exact() && cfg.packed->run(a_rows, y, b, beta, cfg.post.eltwise, fusable))
+    return true;
   if (cfg.post.eltwise.empty() || !cfg.packed->run(a_rows, y, b, beta)) return false;
-  if (!cfg.dnnl_act->apply(y)) activate(cfg.act, y);
+  if (cfg.drops_nan || !cfg.dnnl_act->apply(y)) activate(cfg.act, y);  // the engine keeps NaN
   return true;
 }
 
@@ -245,14 +250,18 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
       fail(ErrorCode::kInvalidArgument,
            "FusedMatMul: Z " + to_string(ctx.input(3).desc) + " is not the output's shape");
   };
-  // Where oneDNN's activation would turn a NaN into a number, the general path below.
-  const bool exact = onednn_activation_exact(cfg, ctx, has_bias, has_z);
+  // Where oneDNN's activation would turn a NaN into a number, the general path below (asked
+  // once a run, and only where oneDNN's activation would run).
+  std::optional<bool> exact_memo;
+  const auto exact = [&] {
+    if (!exact_memo) exact_memo = onednn_activation_exact(cfg, ctx, has_bias, has_z);
+    return *exact_memo;
+  };
   // The packed path first, before any view is worked out: small products are dominated by
   // what runs around them.
   const TensorRef* out = nullptr;
   const TensorDesc& a_in = ctx.input(0).desc;
-  if (exact && cfg.packed && a_in.rank() >= 2 &&
-      ctx.input(1).desc.shape == cfg.packed->packed_shape()) {
+  if (cfg.packed && a_in.rank() >= 2 && ctx.input(1).desc.shape == cfg.packed->packed_shape()) {
     const Dims& b_shape = cfg.packed->packed_shape();
     if (a_in.shape.back() == b_shape[cfg.trans_b ? 1 : 0]) {
       Dims& shape = packed_call().shape;
@@ -260,7 +269,7 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
       shape.back() = b_shape[cfg.trans_b ? 0 : 1];
       check_z(shape);
       out = &ctx.output(0, shape);
-      if (run_packed(cfg, ctx, *out, has_bias, has_z)) return;
+      if (run_packed(cfg, ctx, *out, has_bias, has_z, exact)) return;
     }
   }
 
@@ -293,7 +302,7 @@ void compute(const DnnlMatmul& mm, const Config& cfg, KernelContext& ctx) {
   std::optional<ConstOperand> bias;
   if (has_bias && !a_vec && !b_vec && ctx.input(2).desc.rank() <= rank)
     bias = ConstOperand(lift(ctx.input(2).desc, rank), ctx.input(2).data);
-  if (exact && (!has_bias || bias) && (alpha == 1.0f || !has_bias)) {
+  if ((!has_bias || bias) && (alpha == 1.0f || !has_bias) && exact()) {
     MatmulPostOps post = cfg.post;
     post.sum = has_z;
     if (has_z) assign(dst_of(*out), src_of(ctx.input(3)));

@@ -217,7 +217,7 @@ std::vector<float> DnnlPackedMatmul::unpack() const {
 
 bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias,
                            float beta, std::span<const MatmulPostOps::Eltwise> post,
-                           const Activation* act) const {
+                           const Activation* act, bool onednn_post) const {
   const Impl& p = *impl_;
   // Small products on geon's own kernel, when it can apply the activation too.
   const bool fusable = post.empty() || (act && PackedGemm::fuses(*act));
@@ -228,6 +228,7 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
     if (p.small->run(a, dst, bias, z ? &*z : nullptr, post.empty() || !act ? Activation{} : *act))
       return true;
   }
+  if (!post.empty() && !onednn_post) return false;
   const int r = a.desc.rank();
   if (r < 1 || dst.desc.rank() != r || a.desc.shape[r - 1] != p.k || dst.desc.shape[r - 1] != p.n ||
       a.desc.dtype != DType::kFloat || dst.desc.dtype != DType::kFloat)

@@ -38,10 +38,11 @@ class DnnlPackedMatmul {
   // as oneDNN eltwise post-ops applied in the same pass, and `act`, the same activation in
   // conv_params' terms where it has them (null: it has none), which geon's own small product
   // fuses instead. False, with nothing written, when the views or oneDNN do not allow it (the
-  // caller takes another path then).
+  // caller takes another path then). `onednn_post`: false where oneDNN may not apply `post`
+  // (it would turn a NaN of this run into a number: nan_guard.h); geon's own product may.
   bool run(const ConstOperand& a, const Operand& dst, const ConstOperand* bias, float beta,
-           std::span<const MatmulPostOps::Eltwise> post = {},
-           const Activation* act = nullptr) const;
+           std::span<const MatmulPostOps::Eltwise> post = {}, const Activation* act = nullptr,
+           bool onednn_post = true) const;
 
  private:
   struct Impl;
