@@ -51,6 +51,19 @@ const char* name(Where w) {
   return w == Where::kX ? "X" : w == Where::kW ? "W" : w == Where::kBias ? "bias" : "Z";
 }
 
+// `bad` at a third of the way into the input `where` names.
+void plant(Where where, double bad, Host& x, Host& w, Host& b, Host& z) {
+  Host& t = where == Where::kX ? x : where == Where::kW ? w : where == Where::kBias ? b : z;
+  t.set(element_count(t.shape()) / 3, bad);
+}
+
+// The node made a geon-domain one with the activation `a`.
+void fused_node(NodeGraph& ng, const Act& a) {
+  ng.node->domain = "geon";
+  ng.attr_s("activation", a.name);
+  ng.attr_f("activation_alpha", a.alpha).attr_f("activation_beta", a.beta);
+}
+
 TEST(DnnlNanGuard, AllFiniteFindsANonFiniteElementOfAnyView) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
@@ -99,17 +112,11 @@ TEST(DnnlNanGuard, FusedConvKeepsNaNFromAnyInputThroughEachActivation) {
           const Dims xs{1, c, 10, 10}, ws{c, c, 3, 3}, out{1, c, 10, 10};
           Host x = Host::random(DType::kFloat, xs, rng), w = Host::random(DType::kFloat, ws, rng);
           Host b = Host::random(DType::kFloat, {c}, rng), z = Host::random(DType::kFloat, out, rng);
-          Host& target = where == Where::kX      ? x
-                         : where == Where::kW    ? w
-                         : where == Where::kBias ? b
-                                                 : z;
-          target.set(element_count(target.shape()) / 3, bad);
+          plant(where, bad, x, w, b, z);
           NodeGraph ng("FusedConv", 1);
-          ng.node->domain = "geon";
+          fused_node(ng, a);
           ng.in(x).in(w, true).in(b, true).in(z);
           ng.out(DType::kFloat, out).attr_ints("pads", {1, 1, 1, 1});
-          ng.attr_s("activation", a.name);
-          ng.attr_f("activation_alpha", a.alpha).attr_f("activation_beta", a.beta);
           ASSERT_EQ(ng.supports(dnnl_kernels()), std::nullopt);
           const auto got = ng.run(dnnl_kernels());
           std::vector<double> want =
@@ -135,16 +142,10 @@ TEST(DnnlNanGuard, FusedMatMulKeepsNaNFromAnyInputThroughEachActivation) {
           Host w = Host::random(DType::kFloat, {k, n}, rng);
           Host b = Host::random(DType::kFloat, {n}, rng),
                z = Host::random(DType::kFloat, {m, n}, rng);
-          Host& target = where == Where::kX      ? x
-                         : where == Where::kW    ? w
-                         : where == Where::kBias ? b
-                                                 : z;
-          target.set(element_count(target.shape()) / 3, nan);
+          plant(where, nan, x, w, b, z);
           NodeGraph ng("FusedMatMul", 1);
-          ng.node->domain = "geon";
+          fused_node(ng, a);
           ng.in(x).in(w, constant_b).in(b, true).in(z).out(DType::kFloat, {m, n});
-          ng.attr_s("activation", a.name);
-          ng.attr_f("activation_alpha", a.alpha).attr_f("activation_beta", a.beta);
           const auto got = ng.run(dnnl_kernels());
           // The product from plain copies (Host::at per multiply-add is slow at this size).
           std::vector<double> xv(static_cast<size_t>(m * k)), wv(static_cast<size_t>(k * n));
