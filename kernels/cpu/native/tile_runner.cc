@@ -61,14 +61,16 @@ void run_tiles(const ConvTiles& job, int parts_per_thread) {
 }
 
 void run_product_tiles(const ConvTiles& job) {
-  const int64_t items = job.blocks() * job.tiles();
+  const int64_t items = job.blocks() * job.tiles(), rows = job.out_w;
   ThreadPool& pool = default_thread_pool();
-  const int parts = static_cast<int>(std::clamp<int64_t>(items / kMinItemsPerPart, 1, pool.size()));
+  // Fewer rows than a tile a thread (a matrix-vector product, say): by column blocks instead.
+  if (rows < int64_t{kTilePixels} * pool.size()) return run_tiles(job, 1);
+  const int parts = static_cast<int>(
+      std::clamp<int64_t>(std::min(items / kMinItemsPerPart, rows / kTilePixels), 1, pool.size()));
   if (parts == 1) {
     run_conv_tiles_avx2(job, 0, items);
     return;
   }
-  const int64_t rows = job.out_w;
   pool.run(parts, [&](int part) {
     const int64_t r0 = rows * part / parts, r1 = rows * (part + 1) / parts;
     ConvTiles rows_job = job;

@@ -1,7 +1,8 @@
 // PackedGemm (kernels/cpu/native) against a naive loop in double, B stored plain and
 // transposed, N not a multiple of the 16-wide block, alpha folded in, bias and residual; and
 // the packing policy: no copy is made when every A the graph allows is too tall for it; and
-// which overlaps of A, Z and Y it refuses; and a product split by rows across a pool.
+// which overlaps of A, Z and Y it refuses; and a product split by rows across a pool, or by
+// column blocks when it has too few rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -89,6 +90,28 @@ TEST(PackedGemm, AProductSplitByRowsAcrossAPoolMatchesANaiveProduct) {
       const double want = std::max(s, 0.0);
       ASSERT_NEAR(y[i * n + j], want, 1e-4 * (1 + std::abs(want))) << "at " << i << "," << j;
     }
+}
+
+TEST(PackedGemm, AProductOfOneRowSplitsItsColumnBlocksAcrossAPool) {
+  if (!cpu_has_avx2_fma()) GTEST_SKIP() << "PackedGemm needs AVX2 + FMA, which this CPU lacks";
+  std::mt19937 g(6);
+  const int64_t m = 1, k = 24, n = 520;  // 33 column blocks, the last of 8
+  auto b = random_matrix(k, n, g), a = random_matrix(m, k, g);
+  auto packed = PackedGemm::pack_for_test(*b, false, 1.0f);
+  ASSERT_TRUE(packed);
+  std::vector<float> y(static_cast<size_t>(n), -7.0f);
+  ThreadPool pool(3);
+  ScopedPool scope(&pool);
+  ASSERT_TRUE(packed->run(ConstOperand(dense({m, k}), a->storage->data()),
+                          Operand{dense({m, n}), y.data()}, nullptr, nullptr, Activation{}));
+  EXPECT_EQ(pool.parallel_jobs(), 1u) << "one row's blocks ran on one thread";
+  const auto* pa = reinterpret_cast<const float*>(a->storage->data());
+  const auto* pb = reinterpret_cast<const float*>(b->storage->data());
+  for (int64_t j = 0; j < n; ++j) {
+    double s = 0;
+    for (int64_t q = 0; q < k; ++q) s += double(pa[q]) * pb[q * n + j];
+    ASSERT_NEAR(y[j], s, 1e-4 * (1 + std::abs(s))) << "column " << j;
+  }
 }
 
 TEST(PackedGemm, RefusesOutputsOverlappingTheirInputsAndTakesNeighbours) {
