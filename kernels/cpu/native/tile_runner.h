@@ -28,9 +28,9 @@ void run_tiles(const ConvTiles& job, int parts_per_thread);
 // rows of `channels` in and `k` out), split by rows: each part computes every column block of its
 // own rows, so the next product of a chain reads the rows its thread wrote from its own cache,
 // where a split by column blocks has each thread read the other's half of its input (the
-// committed MLP at batch 64, 2 threads: 17.6 -> 16.4-16.9 us a run, 35 -> 29 us when the
-// machine's two CPUs are slow to share lines). A product of fewer rows than a tile a thread
-// is split by column blocks, as run_tiles splits it.
+// committed MLP at batch 64, 2 threads: 17.6 -> 16.4-16.9 us a run, 35 -> 29 us in the slow
+// phases of the machine it was measured on). A product of fewer rows than a tile a thread is
+// split by column blocks, as run_tiles splits it.
 void run_product_tiles(const ConvTiles& job);
 
 }  // namespace geon::cpu::native
