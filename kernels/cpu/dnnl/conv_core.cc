@@ -622,8 +622,7 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
   x[1] = p.o.attrs.transpose ? w[0] : w[1] * p.o.attrs.group;
   for (size_t i = 2; i < x.size(); ++i) x[i] = x[i] < 1 ? 32 : x[i];
   p.packed_w_shape = w;
-  const ConstOperand w_const(weights->desc, weights->bytes());
-  p.packed_finite = !p.drops_nan || all_finite(&w_const);
+  p.packed_finite = !p.drops_nan || all_finite(weights->desc, weights->bytes());
   if (!winograd_disabled()) p.winograd = WinogradConv::make(p.o.attrs, p.o.activation, *weights);
   // Where every run of X's known spatial lengths has tiles enough for the Winograd kernel, the
   // direct one's packed weights would only serve the rare run it declines (a non-finite input,

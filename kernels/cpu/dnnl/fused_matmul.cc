@@ -197,18 +197,9 @@ struct Config {
 // infinity for it to drop.
 bool onednn_activation_exact(const Config& cfg, KernelContext& ctx, bool has_bias, bool has_z) {
   if (!cfg.drops_nan) return true;
-  const ConstOperand a = src_of(ctx.input(0));
-  if (!all_finite(&a)) return false;
-  if (cfg.packed) {
-    if (!cfg.packed_finite) return false;
-  } else if (const ConstOperand b = src_of(ctx.input(1)); !all_finite(&b)) {
-    return false;
-  }
-  for (const auto& [present, i] : {std::pair{has_bias, 2}, std::pair{has_z, 3}}) {
-    if (!present) continue;
-    if (const ConstOperand v = src_of(ctx.input(i)); !all_finite(&v)) return false;
-  }
-  return true;
+  const auto finite = [&](int i) { return all_finite(ctx.input(i).desc, ctx.input(i).data); };
+  return finite(0) && (cfg.packed ? cfg.packed_finite : finite(1)) && (!has_bias || finite(2)) &&
+         (!has_z || finite(3));
 }
 
 // Y with the packed B, when the run's input 1 is that matrix and A (rank >= 2) fits it; the
@@ -351,8 +342,7 @@ std::unique_ptr<Kernel> create_dnnl_fused_matmul(const Graph& g, const Node& n) 
   cfg.drops_nan = cfg.fusable && onednn_drops_nan(*cfg.fusable);
   if (cfg.packed && cfg.drops_nan) {
     const TensorData& b = *g.value(n.inputs[1]).data;
-    const ConstOperand view(b.desc, b.bytes());
-    cfg.packed_finite = all_finite(&view);
+    cfg.packed_finite = all_finite(b.desc, b.bytes());
   }
   return make_kernel([mm, cfg](KernelContext& ctx) { compute(*mm, cfg, ctx); },
                      packed_inputs(cfg.packed));

@@ -47,11 +47,10 @@ bool onednn_drops_nan(const Activation& a) {
   }
 }
 
-bool all_finite(const ConstOperand* v) {
-  if (!v || !v->data || element_count(v->desc) == 0) return true;
-  require(v->desc.dtype == DType::kFloat, "all_finite: takes float views only");
-  const TensorDesc& d = v->desc;
-  const float* p = static_cast<const float*>(v->data) + d.offset;
+bool all_finite(const TensorDesc& d, const void* data) {
+  if (!data || element_count(d) == 0) return true;
+  require(d.dtype == DType::kFloat, "all_finite: takes float views only");
+  const float* p = static_cast<const float*>(data) + d.offset;
   // The span of floats from the first element to the last: a view dense in any dim order (a
   // channels-last block, say) spans exactly its elements and is read as one run. A sparser
   // one up to twice its elements is read whole too (the floats between lie in its storage; a

@@ -12,8 +12,10 @@ namespace geon::cpu {
 // Whether oneDNN's form of `a` turns NaN into a number (Relu, LeakyRelu of slope 0, Clip,
 // HardSigmoid's clip).
 bool onednn_drops_nan(const Activation& a);
-// Whether a float view (any strides; null or absent: true) holds no NaN or infinity.
-bool all_finite(const ConstOperand* v);
+// Whether a float view (any strides; no data or no elements: true) holds no NaN or infinity.
+bool all_finite(const TensorDesc& d, const void* data);
+// The same for an operand, true for none.
+inline bool all_finite(const ConstOperand* v) { return !v || all_finite(v->desc, v->data); }
 // y = a(y) in place by the engine's ops, NaN kept.
 void apply_activation(const Activation& a, const Operand& y);
 
