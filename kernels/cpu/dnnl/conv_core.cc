@@ -320,10 +320,10 @@ struct DnnlConv::Impl {
   // Its Winograd convolution, tried first where the layer has one and a run enough tiles.
   std::unique_ptr<const WinogradConv> winograd;
 
-  // Whether the activation is one oneDNN turns NaN into a number in (nan_guard.h), and then
-  // whether the constant weights (those of packed_w_shape) hold no NaN or infinity.
+  // Whether the activation is one oneDNN turns NaN into a number in (nan_guard.h), and the
+  // largest magnitude of the constant weights (those of packed_w_shape; +inf for a NaN).
   bool drops_nan = false;
-  bool packed_finite = true;
+  float packed_w_max = 0.0f;
 
   PrimitiveCache<std::vector<int64_t>, Entry> cache{kMaxCachedPrimitives};
   // The packed weights reordered into the other layouts primitives asked for (another thread
@@ -508,18 +508,27 @@ struct DnnlConv::Impl {
       x = ConstOperand(d, buf);
       g_layout_copies.fetch_add(1, std::memory_order_relaxed);
     }
-    // oneDNN's Winograd transforms mix a tile's inputs, so one NaN or infinity would turn
-    // outputs whose windows never read it into NaN (three layers from one NaN pixel: NaN a
-    // whole tile and more away): a block whose X holds one runs the direct primitive. And an
-    // activation oneDNN drops NaN in is applied after a primitive without it where any input
-    // holds one (nan_guard.h).
-    const bool x_finite = (!e->blocked && !drops_nan) || all_finite(&x);
-    const bool guarded =
-        drops_nan && !(x_finite && all_finite(z) && all_finite(bias_in) &&
-                       (w.desc.shape == packed_w_shape ? packed_finite : all_finite(&w)));
-    if ((e->blocked && !x_finite) || guarded) {
+    // oneDNN's Winograd transforms mix a tile's inputs, so one NaN or infinity, or a value
+    // they overflow, would turn outputs whose windows never read it into NaN (three layers
+    // from one NaN pixel: NaN a whole tile and more away): a block whose sums could leave
+    // float's range runs the direct primitive. And an activation oneDNN drops NaN in is
+    // applied after a primitive without it where a NaN could reach it: an input holds one, or
+    // the sums could overflow into +inf - inf (nan_guard.h).
+    bool x_safe = true, guarded = false;
+    if (e->blocked || drops_nan) {
+      const float x_max = max_abs(&x);
+      const float w_max = w.desc.shape == packed_w_shape ? packed_w_max : max_abs(&w);
+      // Multiply-adds per output at most (a transposed layer's, over every group's channels).
+      const double terms = static_cast<double>(element_count(w.desc)) /
+                           static_cast<double>(w.desc.shape[o.attrs.transpose ? 1 : 0]);
+      x_safe = native::sums_stay_finite(terms, x_max, w_max);
+      guarded = drops_nan && !(x_safe && native::sums_stay_finite(terms, x_max, w_max,
+                                                                  max_abs(z) + max_abs(bias_in)));
+    }
+    const bool decline = e->blocked && !x_safe;
+    if (decline || guarded) {
       e = primitive(geo, x_in.desc.shape, w.desc, bias_in != nullptr, false, !guarded);
-      if (!x_finite) g_winograd_declines.fetch_add(1, std::memory_order_relaxed);
+      if (decline) g_winograd_declines.fetch_add(1, std::memory_order_relaxed);
     }
     // weights: the packed copy, or this run's W reordered into the primitive's layout.
     dnnl::memory wm;
@@ -622,7 +631,7 @@ DnnlConv::DnnlConv(DnnlConvOptions o, const TensorData* weights, const Dims& x_h
   x[1] = p.o.attrs.transpose ? w[0] : w[1] * p.o.attrs.group;
   for (size_t i = 2; i < x.size(); ++i) x[i] = x[i] < 1 ? 32 : x[i];
   p.packed_w_shape = w;
-  p.packed_finite = !p.drops_nan || all_finite(weights->desc, weights->bytes());
+  p.packed_w_max = max_abs(weights->desc, weights->bytes());
   if (!winograd_disabled()) p.winograd = WinogradConv::make(p.o.attrs, p.o.activation, *weights);
   // Where every run of X's known spatial lengths has tiles enough for the Winograd kernel, the
   // direct one's packed weights would only serve the rare run it declines (a non-finite input,

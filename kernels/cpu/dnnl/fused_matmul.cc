@@ -8,6 +8,7 @@
 // as linear + clip). Views oneDNN cannot take, or alpha with a bias, go the general way: the
 // product, then the engine.
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -187,19 +188,22 @@ struct Config {
   MatmulPostOps post;                              // eltwise part; sum is set per call
   std::shared_ptr<const DnnlPackedMatmul> packed;  // alpha·B for a constant 2-D B, or null
   std::optional<cpu::Activation> fusable;          // act in conv_params' terms, where it has them
-  // Whether oneDNN's form of act turns NaN into a number (nan_guard.h), and then whether the
-  // packed B holds no NaN or infinity.
+  // Whether oneDNN's form of act turns NaN into a number (nan_guard.h), and then the largest
+  // magnitude in alpha·B where B is packed (+inf for a NaN).
   bool drops_nan = false;
-  bool packed_finite = true;
+  float packed_b_max = 0.0f;
 };
 
-// Whether a run may take oneDNN's activation: it drops no NaN, or no input holds a NaN or
-// infinity for it to drop.
+// Whether a run may take oneDNN's activation: it drops no NaN, or no input holds a NaN for it
+// to drop and the sums cannot overflow into +inf - inf.
 bool onednn_activation_exact(const Config& cfg, KernelContext& ctx, bool has_bias, bool has_z) {
   if (!cfg.drops_nan) return true;
-  const auto finite = [&](int i) { return all_finite(ctx.input(i).desc, ctx.input(i).data); };
-  return finite(0) && (cfg.packed ? cfg.packed_finite : finite(1)) && (!has_bias || finite(2)) &&
-         (!has_z || finite(3));
+  const auto largest = [&](int i) { return max_abs(ctx.input(i).desc, ctx.input(i).data); };
+  const TensorDesc& a = ctx.input(0).desc;
+  const double k = a.rank() > 0 ? static_cast<double>(a.shape.back()) : 1.0;
+  const float b_max = cfg.packed ? cfg.packed_b_max : std::fabs(cfg.alpha) * largest(1);
+  return native::sums_stay_finite(k, largest(0), b_max,
+                                  (has_bias ? largest(2) : 0.0f) + (has_z ? largest(3) : 0.0f));
 }
 
 // Y with the packed B, when the run's input 1 is that matrix and A (rank >= 2) fits it; the
@@ -342,7 +346,7 @@ std::unique_ptr<Kernel> create_dnnl_fused_matmul(const Graph& g, const Node& n) 
   cfg.drops_nan = cfg.fusable && onednn_drops_nan(*cfg.fusable);
   if (cfg.packed && cfg.drops_nan) {
     const TensorData& b = *g.value(n.inputs[1]).data;
-    cfg.packed_finite = all_finite(b.desc, b.bytes());
+    cfg.packed_b_max = std::fabs(cfg.alpha) * max_abs(b.desc, b.bytes());
   }
   return make_kernel([mm, cfg](KernelContext& ctx) { compute(*mm, cfg, ctx); },
                      packed_inputs(cfg.packed));

@@ -10,6 +10,7 @@
 
 #include "core/engine/thread_pool.h"
 #include "kernels/cpu/native/cpu_isa.h"
+#include "kernels/cpu/native/magnitude.h"
 #include "kernels/cpu/native/thread_floats.h"
 #include "kernels/cpu/native/tile_runner.h"
 #include "kernels/cpu/native/winograd_transforms.h"
@@ -81,6 +82,7 @@ struct WinogradConv::Impl {
   int64_t k = 0, c = 0;
   TileActivation act = TileActivation::kNone;
   float alpha = 0, beta = 0;
+  float w_max = 0;  // the weights' largest magnitude
   // [point][block][c][16], zero past K (Storage is 64-byte aligned, a block 64-byte multiple).
   std::unique_ptr<Storage> packed;
   std::vector<float> zero_bias;  // the products' bias: blocks * 16 zeros
@@ -136,8 +138,13 @@ std::unique_ptr<const WinogradConv> WinogradConv::make_for_test(const ConvAttrs&
       element_count(wd) == 0 || !ones(attrs.strides) || !ones(attrs.dilations))
     return nullptr;
   const float* src = reinterpret_cast<const float*>(weights.bytes()) + wd.offset;
-  if (!native::all_finite_avx2(src, element_count(wd))) return nullptr;  // see all_finite_avx2
+  // The transforms mix a tile's 36 inputs, so one NaN or infinity, or a value they overflow,
+  // would turn outputs whose windows never read it into NaN: such weights, and runs of such
+  // inputs (run()), take the direct kernels instead.
+  const float w_max = native::max_abs_avx2(src, element_count(wd));
+  if (!native::sums_stay_finite(9.0 * wd.shape[1], 1.0f, w_max)) return nullptr;
   auto p = std::make_unique<Impl>();
+  p->w_max = w_max;
   p->k = wd.shape[0];
   p->c = wd.shape[1];
   p->act = *ta;
@@ -194,7 +201,8 @@ bool WinogradConv::run(const ConvGeometry& geo, const ConstOperand& x, const Con
   job.beta = p.beta;
   const int64_t tiles = xs[0] * job.tiles_h() * job.tiles_w();
   if (tiles == 0 || tiles < (min_tiles > 0 ? min_tiles : kMinTiles) ||
-      !native::all_finite_avx2(job.x, element_count(x.desc)))
+      !native::sums_stay_finite(9.0 * p.c, native::max_abs_avx2(job.x, element_count(x.desc)),
+                                p.w_max))
     return false;
 
   float* full_bias = thread_floats(1, p.k);

@@ -32,10 +32,6 @@ struct WinogradJob {
   int64_t tiles_w() const { return (out_w + kWinogradTile - 1) / kWinogradTile; }
 };
 
-// Whether x[0, n) holds no infinity or NaN. The transforms mix a tile's 36 inputs, so one
-// non-finite input would turn outputs whose windows never read it into NaN: such runs go to the
-// direct kernels instead.
-bool all_finite_avx2(const float* x, int64_t n);
 // Tiles [first, first + count) of the job, numbered image by image, row by row, into
 // v[point * point_stride + (tile - first) * C + c] (point_stride >= count * C).
 void winograd_input_avx2(const WinogradJob& job, int64_t first, int64_t count, float* v,

@@ -51,24 +51,6 @@ inline void output_1d(const __m256 m[6], __m256 r[4]) {
 
 }  // namespace
 
-bool all_finite_avx2(const float* x, int64_t n) {
-  // v - v is 0 for a finite v and NaN otherwise; OR-ing the bits keeps any NaN's.
-  __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
-    const __m256 v2 = _mm256_loadu_ps(x + i + 16), v3 = _mm256_loadu_ps(x + i + 24);
-    a0 = _mm256_or_ps(a0, _mm256_sub_ps(v0, v0));
-    a1 = _mm256_or_ps(a1, _mm256_sub_ps(v1, v1));
-    a2 = _mm256_or_ps(a2, _mm256_sub_ps(v2, v2));
-    a3 = _mm256_or_ps(a3, _mm256_sub_ps(v3, v3));
-  }
-  const __m256 a = _mm256_or_ps(_mm256_or_ps(a0, a1), _mm256_or_ps(a2, a3));
-  bool finite = _mm256_movemask_ps(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)) == 0;
-  for (; i < n; ++i) finite = finite && x[i] - x[i] == 0.0f;
-  return finite;
-}
-
 void winograd_input_avx2(const WinogradJob& job, int64_t first, int64_t count, float* v,
                          int64_t point_stride) {
   const int64_t th = job.tiles_h(), tw = job.tiles_w(), per_image = th * tw;

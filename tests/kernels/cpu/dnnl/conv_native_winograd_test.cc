@@ -118,5 +118,13 @@ TEST(DnnlConvNativeWinograd, NonFiniteInputKeepsNaNInTheWindowsThatReadIt) {
   EXPECT_EQ(runs, 0);  // every layer's input holds a NaN: none went through the transforms
 }
 
+TEST(DnnlConvNativeWinograd, HugeFiniteInputGivesTheDirectAlgorithmsAnswer) {
+  // 2e37 in channel 3 at (2, 5): at most ~1e36 in the sums of the direct algorithm, but past
+  // float's range once the input transform scales it by up to 25 (+-inf, then NaN where terms
+  // of both signs meet, in outputs whose windows never read it).
+  const int64_t runs = run_chain({{3 * 20 * 20 + 2 * 20 + 5, 2e37f}}, 3);
+  EXPECT_EQ(runs, 0);  // every layer's input is that large somewhere
+}
+
 }  // namespace
 }  // namespace geon::cpu::testing

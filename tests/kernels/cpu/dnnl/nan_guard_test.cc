@@ -64,38 +64,56 @@ void fused_node(NodeGraph& ng, const Act& a) {
   ng.attr_f("activation_alpha", a.alpha).attr_f("activation_beta", a.beta);
 }
 
-TEST(DnnlNanGuard, AllFiniteFindsANonFiniteElementOfAnyView) {
+TEST(DnnlNanGuard, MaxAbsFindsTheLargestMagnitudeOfAnyViewAndInfinityForNaN) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> buf(200, 1.0f);
   // (2, 3, 4) views of buf at offset 10: row-major, channels-last order (strides 12, 1, 3),
-  // every third float (sparser than twice its elements), and the first dim reversed.
+  // every third float (sparser than twice its elements), the first dim reversed, and 40 floats
+  // in a row (the vector loop's 32 and a tail).
   struct View {
-    Dims strides;
+    Dims shape, strides;
     int64_t offset;
   };
-  for (const View& v :
-       {View{{12, 4, 1}, 10}, View{{12, 1, 3}, 10}, View{{36, 12, 3}, 10}, View{{-12, 4, 1}, 22}}) {
-    TensorDesc d = row_major(DType::kFloat, Dims{2, 3, 4});
+  for (const View& v : {View{{2, 3, 4}, {12, 4, 1}, 10}, View{{2, 3, 4}, {12, 1, 3}, 10},
+                        View{{2, 3, 4}, {36, 12, 3}, 10}, View{{2, 3, 4}, {-12, 4, 1}, 22},
+                        View{{1, 1, 40}, {40, 40, 1}, 10}}) {
+    TensorDesc d = row_major(DType::kFloat, v.shape);
     d.strides = v.strides;
     d.offset = v.offset;
     const ConstOperand view(d, buf.data());
-    EXPECT_TRUE(all_finite(&view));
-    for (int64_t i = 0; i < 2; ++i)
-      for (int64_t j = 0; j < 3; ++j)
-        for (int64_t k = 0; k < 4; ++k) {
+    EXPECT_EQ(max_abs(&view), 1.0f);
+    for (int64_t i = 0; i < v.shape[0]; ++i)
+      for (int64_t j = 0; j < v.shape[1]; ++j)
+        for (int64_t k = 0; k < v.shape[2]; ++k) {
           const int64_t at = v.offset + i * v.strides[0] + j * v.strides[1] + k * v.strides[2];
-          for (const float bad : {nan, inf, -inf}) {
+          for (const float bad : {nan, -nan, inf, -inf}) {
             buf[at] = bad;
-            EXPECT_FALSE(all_finite(&view)) << "element " << i << "," << j << "," << k;
-            buf[at] = 1.0f;
+            EXPECT_EQ(max_abs(&view), inf) << "element " << i << "," << j << "," << k;
           }
+          for (const float big : {-3e38f, 2.5f, -1.5f, 1e-3f}) {
+            buf[at] = big;
+            EXPECT_EQ(max_abs(&view), std::max(1.0f, std::fabs(big)))
+                << "element " << i << "," << j << "," << k;
+          }
+          buf[at] = 1.0f;
         }
     buf[9] = nan;  // just before the view, and far after it
     buf[199] = nan;
-    EXPECT_TRUE(all_finite(&view));
+    EXPECT_EQ(max_abs(&view), 1.0f);
     buf[9] = buf[199] = 1.0f;
   }
+  EXPECT_EQ(max_abs(nullptr), 0.0f);
+}
+
+TEST(DnnlNanGuard, SumsStayFiniteOnlyFarBelowFloatsRange) {
+  EXPECT_TRUE(native::sums_stay_finite(4608, 100.0f, 10.0f, 1e3f));
+  EXPECT_TRUE(native::sums_stay_finite(0, std::numeric_limits<float>::max(), 1.0f));
+  EXPECT_FALSE(native::sums_stay_finite(2, 3e38f, 2.0f));
+  EXPECT_FALSE(native::sums_stay_finite(4608, 1e20f, 1e10f));
+  EXPECT_FALSE(native::sums_stay_finite(1, 1.0f, 1.0f, std::numeric_limits<float>::infinity()));
+  // 0 · inf is NaN: an infinite X with all-zero weights still gives NaN outputs.
+  EXPECT_FALSE(native::sums_stay_finite(9, std::numeric_limits<float>::infinity(), 0.0f));
 }
 
 TEST(DnnlNanGuard, FusedConvKeepsNaNFromAnyInputThroughEachActivation) {
