@@ -302,8 +302,8 @@ def read_references(c, threads, out_dir):
     fraction is its p50 against the better of their p50s: a read timed in the same minutes and in
     the same way as the case. Against machine_limits' read (the best of 5 runs, minutes earlier)
     it measured the machine's moment: that read gave 30-36 GB/s in some runs and 60-62 in others
-    while the L2 case's p50 stayed at 33-37 GB/s (best of 5 readings of 5 runs each, back to back:
-    33.6-46.3)."""
+    while the L2 case's p50 stayed at 33-37 GB/s (geon's read alone, the best of 5 runs nine
+    times in a row: 30.0-46.3 GB/s)."""
     elems = c["bytes"] // 4
     path = read_model(os.path.join(out_dir, "read_%d.onnx" % elems), elems)
     feeds = {"x": np.ones(elems, np.float32)}
