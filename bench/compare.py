@@ -1,24 +1,23 @@
-"""geon against ONNX Runtime and OpenVINO on the cases of the performance issue, side by side in
-one process: the same inputs, the same intra-op thread count (one inter-op thread, OpenVINO's
-precision hint f32), warm-up runs, then blocks of runs alternating between the runtimes (so
-machine noise hits all alike) until each has `--runs` timed runs or the case's `--seconds` are
-spent, and in any case until each has `--min-runs` (200): a p99 read from the 11-30 runs that
-20 seconds give ResNet-50 b8 or BERT is their largest run or the one before it, which one
-preempted run decides (ResNet-50 b1's p99 over p50 moved 1.2-1.7x between runs of ~100 each, and
-was 1.23x for every runtime over 505 each). A block is about `--block-ms` of one runtime's runs (at least one run): each runtime is
-timed as its users run it, one session run after run, rather than right after another
-runtime's run while that runtime's pool threads still spin on the same cores (ONNX Runtime's
-spin for milliseconds after a run; run by run, that measured the neighbours' spinning more
-than the runtime). `--block-ms 0` alternates run by run. After each block the run pauses
-`--settle-ms` (not counted in the case's `--seconds`) so that those threads are idle before
-the next runtime's block: without the pause, ONNX Runtime's spinning took a core from the
-start of the next block, and that alone put the committed MLP's p99 at 10x its p50 (geon batch
-64 at 2 threads: p99 0.28 ms, 0.07 ms with a 10 ms pause, 0.065 ms with ONNX Runtime's
-spinning switched off). The first `--block-warmup` runs of each block (one) are not timed: they
-find the caches holding the last runtime's weights and activations, and with blocks of a few
-runs (ResNet-50's 38 ms runs make blocks of two) they were half of the timed runs and
-every runtime's p99 (ResNet-50 at 2 threads: geon's p99 64.6 ms on a p50 of 38.0 with them,
-42.4 on 36.2 without; ONNX Runtime 75.4 and 43.5).
+"""geon against ONNX Runtime and OpenVINO on the cases of the performance issue, side by side in one
+process: the same inputs, the same intra-op thread count (one inter-op thread, OpenVINO's precision
+hint f32), warm-up runs, then blocks of runs alternating between the runtimes (so machine noise
+hits all alike) until each has `--runs` timed runs or the case's `--seconds` are spent, and in any
+case until each has `--min-runs` (200): a p99 read from the 11-30 runs that 20 seconds give
+ResNet-50 b8 or BERT is their largest run or the one before it, which one preempted run decides
+(ResNet-50 b1's p99 over p50 moved 1.2-1.7x between runs of ~100 each, and was 1.23x for every
+runtime over 505 each). A block is about `--block-ms` of one runtime's runs (at least one run):
+each runtime is timed as its users run it, one session run after run, rather than right after
+another runtime's run while that runtime's pool threads still spin on the same cores (ONNX
+Runtime's spin for milliseconds after a run; run by run, that measured the neighbours' spinning
+more than the runtime). `--block-ms 0` alternates run by run. After each block the run pauses
+`--settle-ms` (not counted in the case's `--seconds`) so that those threads are idle before the
+next runtime's block: without the pause, ONNX Runtime's spinning took a core from the start of the
+next block, and that alone put the committed MLP's p99 at 10x its p50 (geon batch 64 at 2 threads:
+p99 0.28 ms, 0.07 ms with a 10 ms pause, 0.065 ms with ONNX Runtime's spinning switched off). The
+first `--block-warmup` runs of each block (one) are not timed: they find the caches holding the
+last runtime's weights and activations, and with blocks of a few runs (ResNet-50's 38 ms runs make
+blocks of two) they were half of the timed runs and every runtime's p99 (ResNet-50 at 2 threads:
+geon's p99 64.6 ms on a p50 of 38.0 with them, 42.4 on 36.2 without; ONNX Runtime 75.4 and 43.5).
 
 Per case it prints each runtime's p50 and p99 (ms), the ratio of the faster peer's p50 to
 geon's (> 1: geon is faster), geon's fraction of the machine's limit (fp32 peak for the
