@@ -539,16 +539,40 @@ std::vector<MemoryStats> ExecutableImpl::memory() const {
   return out;
 }
 
-void ExecutableImpl::add_events(std::vector<ProfileEvent> events) const {
+void ExecutableImpl::add_events(const ProfileRecords& run) const {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& e : events) events_.push_back(std::move(e));
+  const size_t shift = profile_.dims.size();
+  for (ProfileRecords::Record r : run.records) {
+    r.dims_at += shift;
+    profile_.records.push_back(r);
+  }
+  profile_.dims.insert(profile_.dims.end(), run.dims.begin(), run.dims.end());
 }
 
 std::vector<ProfileEvent> ExecutableImpl::take_profile() const {
-  std::vector<ProfileEvent> out;
+  ProfileRecords taken;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    out.swap(events_);
+    std::swap(taken, profile_);
+  }
+  std::vector<ProfileEvent> out;
+  out.reserve(taken.records.size());
+  for (const ProfileRecords::Record& r : taken.records) {
+    ProfileEvent e;
+    e.node = c_.nodes[r.step].label;
+    e.op = c_.graph->nodes[r.step].op;
+    e.set = c_.nodes[r.step].set_name;
+    const int64_t* d = taken.dims.data() + r.dims_at;
+    const int64_t inputs = *d++;
+    for (int64_t i = 0; i < inputs; ++i) {
+      const int64_t rank = *d++;
+      e.input_shapes.emplace_back(d, d + rank);
+      d += rank;
+    }
+    e.start_ns = r.start_ns;
+    e.duration_ns = r.duration_ns;
+    e.thread = r.thread;
+    out.push_back(std::move(e));
   }
   for (const CompiledNode& cn : c_.nodes) {
     if (!cn.control) continue;

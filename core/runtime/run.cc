@@ -95,7 +95,7 @@ bool ExecutableImpl::bind_view(RunState& st, int step, const NodeContext& ctx) c
   return true;
 }
 
-void ExecutableImpl::run_node(RunState& st, int step, std::vector<ProfileEvent>* events) const {
+void ExecutableImpl::run_node(RunState& st, int step, ProfileRecords* profile) const {
   const Node& n = c_.graph->nodes[step];
   const CompiledNode& cn = c_.nodes[step];
   const auto start = ExecClock::now();
@@ -105,16 +105,20 @@ void ExecutableImpl::run_node(RunState& st, int step, std::vector<ProfileEvent>*
       cn.control->run(ctx);
     else if (!bind_view(st, step, ctx))
       cn.kernel->compute(ctx);
-    if (events) {
-      ProfileEvent e;
-      e.node = cn.label;
-      e.op = n.op;
-      e.set = cn.set_name;
-      for (int i = 0; i < ctx.num_inputs(); ++i) e.input_shapes.push_back(ctx.input(i).desc.shape);
-      e.start_ns = since(c_.origin, start);
-      e.duration_ns = since(start, ExecClock::now());
-      e.thread = thread_small_id();
-      events->push_back(std::move(e));
+    if (profile) {
+      ProfileRecords::Record r;
+      r.step = step;
+      r.start_ns = since(c_.origin, start);
+      r.duration_ns = since(start, ExecClock::now());
+      r.thread = thread_small_id();
+      r.dims_at = profile->dims.size();
+      profile->records.push_back(r);
+      profile->dims.push_back(ctx.num_inputs());
+      for (int i = 0; i < ctx.num_inputs(); ++i) {
+        const Dims& d = ctx.input(i).desc.shape;
+        profile->dims.push_back(static_cast<int64_t>(d.size()));
+        profile->dims.insert(profile->dims.end(), d.begin(), d.end());
+      }
     }
   } catch (const Error& e) {
     throw Error(e.code(), "node '" + cn.label + "' (" + n.op + "): " + e.what());
@@ -152,15 +156,19 @@ std::vector<OwnedTensor> ExecutableImpl::run_in(std::span<const TensorRef> input
   std::vector<bool> some;
   if (!every_output_in_order(outputs, g.outputs.size())) some = needed_nodes(outputs);
   const std::vector<bool>& needed = some.empty() ? all_needed_ : some;
-  std::vector<ProfileEvent> events;
-  std::vector<ProfileEvent>* record = c_.options.profile ? &events : nullptr;
+  ProfileRecords profile;
+  ProfileRecords* record = c_.options.profile ? &profile : nullptr;
+  if (record) {
+    profile.records.reserve(g.nodes.size());
+    profile.dims.reserve(g.nodes.size() * 16);
+  }
   for (size_t s = 0; s < g.nodes.size(); ++s) {
     if (needed[s]) run_node(st, static_cast<int>(s), record);
     st.release_step(static_cast<int>(s));
   }
   std::vector<OwnedTensor> results = st.take_outputs();
   if (!plan) store_plan(st.key(), st.recorded_plan());
-  if (record) add_events(std::move(events));
+  if (record) add_events(profile);
   return results;
 }
 
