@@ -4,7 +4,8 @@
 // most for small N). The rows of A vary per run: a primitive per row count is cached, each
 // made for the one packed weights layout, with per-thread scratchpads (runs concurrently).
 // Small products, where oneDNN's cost per call dominates, run on geon's own PackedGemm
-// (kernels/cpu/native) where the machine prefers it, with the activation fused.
+// (kernels/cpu/native) where the machine prefers it, with the activation fused. A large B read
+// by many rows is kept plain instead and split by columns, half of B per thread (on 2).
 #pragma once
 
 #include <memory>
@@ -29,6 +30,9 @@ class DnnlPackedMatmul {
 
   // The shape of the B it was packed from, as stored (to check that a run's input is it).
   const Dims& packed_shape() const;
+  // Whether runs split the product by columns (a large B and many rows on AVX-512, see
+  // packed_matmul.cc) rather than by rows.
+  bool splits_by_columns() const;
   // alpha·B as stored (row-major, packed_shape()), unpacked from the packed weights: for a run
   // that the packed product cannot take once B's plain copy was released
   // (Kernel::packed_inputs). Slow; not for the common path.

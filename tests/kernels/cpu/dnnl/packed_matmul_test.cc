@@ -1,9 +1,14 @@
 // cpu.dnnl MatMul and Gemm with a constant B, which the kernel prepacks once at creation: one
 // kernel run for several row counts (each its own primitive over the one packed copy) against
 // naive triple loops, Gemm's transB / alpha / beta / every form of C over packed weights, the
-// fallbacks (transposed A, a run whose B is not the packed one) and the packer itself.
+// fallbacks (transposed A, a run whose B is not the packed one), the packer itself, and the split
+// by columns of a large B.
 #include <gtest/gtest.h>
 
+#include <oneapi/dnnl/dnnl.hpp>
+#include <span>
+
+#include "core/engine/thread_pool.h"
 #include "kernels/cpu/dnnl/packed_matmul.h"
 #include "kernels/cpu/kernel_sets.h"
 #include "tests/kernels/cpu/reference.h"
@@ -239,6 +244,84 @@ TEST(CpuDnnlPrepacked, EveryRowCountBiasAndResidualRunsPacked) {
                               Operand{dst.desc, dst.bytes->data()}, nullptr, 1.0f));
     }
     EXPECT_EQ(dnnl_packed_matmul_relayouts(), relayouts);
+  }
+}
+
+}  // namespace
+}  // namespace geon::cpu::testing
+
+namespace geon::cpu::testing {
+namespace {
+
+bool onednn_has_avx512_core() {
+  const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+  const auto want = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+  return (isa & want) == want;
+}
+
+// A large B with K >= N that the graph says many rows read is split by columns on AVX-512
+// (packed_matmul.cc): every part count (1, 2 and 3 threads; parts of whole 16-column blocks and a
+// short last one, N = 520), the bias, the residual and a transposed, scaled B against naive
+// loops. An activation it leaves to the caller: refused, nothing written.
+TEST(CpuDnnlPrepacked, LargeBReadByManyRowsSplitsByColumns) {
+  const int64_t K = 1040, N = 520;  // K·N >= 2^19 floats
+  std::mt19937 rng(57);
+  const Host bias = Host::random(DType::kFloat, {N}, rng);
+  for (const bool transposed : {false, true}) {
+    const float alpha = transposed ? 0.5f : 1.0f;
+    const Host bh = Host::random(DType::kFloat, transposed ? Dims{N, K} : Dims{K, N}, rng);
+    auto b = make_tensor_data(DType::kFloat, bh.desc.shape);
+    for (int64_t i = 0; i < K * N; ++i)
+      reinterpret_cast<float*>(b->storage->data())[i] = static_cast<float>(bh.at(i));
+    const auto* bf = reinterpret_cast<const float*>(b->storage->data());
+    const auto b_at = [&](int64_t q, int64_t j) {
+      return double(transposed ? bf[j * K + q] : bf[q * N + j]);
+    };
+    // Rows the graph fixes decide it: 8 are too few to be worth it.
+    ASSERT_FALSE(DnnlPackedMatmul::pack(*b, transposed, alpha, 8)->splits_by_columns());
+    const auto packed = DnnlPackedMatmul::pack(*b, transposed, alpha, 40);
+    ASSERT_NE(packed, nullptr);
+    EXPECT_EQ(packed->splits_by_columns(), onednn_has_avx512_core());
+    for (const int64_t rows : {40, 129}) {
+      const Host a = Host::random(DType::kFloat, {rows, K}, rng);
+      const Host z = Host::random(DType::kFloat, {rows, N}, rng);
+      const auto* af = reinterpret_cast<const float*>(a.bytes->data());
+      std::vector<double> ab(static_cast<size_t>(rows * N), 0.0);
+      for (int64_t m = 0; m < rows; ++m)
+        for (int64_t q = 0; q < K; ++q)
+          for (int64_t j = 0; j < N; ++j) ab[m * N + j] += alpha * af[m * K + q] * b_at(q, j);
+      for (const int threads : {1, 2, 3}) {
+        ThreadPool pool(threads);
+        ScopedPool scope(&pool);
+        for (const bool with_bias : {false, true})
+          for (const float beta : {0.0f, 1.0f}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "transposed " << transposed << " rows " << rows << " threads "
+                         << threads << " bias " << with_bias << " beta " << beta);
+            Host dst = Host::of(DType::kFloat, {rows, N}, std::vector<double>(rows * N, 0.0));
+            for (int64_t i = 0; i < rows * N; ++i)
+              reinterpret_cast<float*>(dst.bytes->data())[i] = static_cast<float>(z.at(i));
+            const ConstOperand bias_op(bias.desc, bias.bytes->data());
+            ASSERT_TRUE(packed->run(ConstOperand(a.desc, a.bytes->data()),
+                                    Operand{dst.desc, dst.bytes->data()},
+                                    with_bias ? &bias_op : nullptr, beta));
+            expect_values(
+                dst, {rows, N},
+                [&](int64_t i) {
+                  return ab[i] + (with_bias ? bias.at(i % N) : 0.0) + beta * z.at(i);
+                },
+                1e-3);  // sums of 1040 float products: the ONNX test data's rtol
+          }
+        EXPECT_EQ(pool.parallel_jobs() > 0, threads > 1) << threads << " threads";
+      }
+      if (!packed->splits_by_columns()) continue;
+      Host dst = Host::of(DType::kFloat, {rows, N}, std::vector<double>(rows * N, 7.0));
+      const MatmulPostOps::Eltwise relu{dnnl_eltwise_relu, 0.0f, 0.0f};
+      EXPECT_FALSE(packed->run(ConstOperand(a.desc, a.bytes->data()),
+                               Operand{dst.desc, dst.bytes->data()}, nullptr, 0.0f,
+                               std::span(&relu, 1)));
+      for (int64_t i = 0; i < rows * N; ++i) ASSERT_EQ(dst.at(i), 7.0);
+    }
   }
 }
 
