@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/base/error.h"
@@ -44,7 +45,9 @@ constexpr size_t kMaxCachedPrimitives = 64;
 // Convolutions below this many multiply-adds a part are not worth another thread.
 constexpr double kMinMacsPerPart = 1 << 17;
 // One image whose weights are at least this many times its X and Y in bytes splits by output
-// channels, in blocks of kChannelBlock (a multiple of oneDNN's AVX2 and AVX-512 blocks).
+// channels, in blocks of kChannelBlock (a multiple of oneDNN's AVX2 and AVX-512 blocks), the last
+// part taking the channels past the last whole block. QGemm's one row too: ResNet-50's
+// classifier (2 MB of weights, one row) took 123-137 us on one thread.
 // Split by rows, every part reads all of W: ResNet-50's last stage at two threads ran 1.5x
 // faster than on one where the first stages ran 1.9x.
 constexpr double kWeightsOverData = 2;
@@ -305,12 +308,12 @@ class QConvKernel : public Kernel {
     const Dims xs = p_.gemm ? Dims{x[0], x[1], 1} : x;
     const ConvGeometry geo = conv_geometry(p_.attrs, xs, p_.w_shape, p_.op);
     if (element_count(geo.dst_shape) == 0) return;
-    const int64_t blocks = geo.dst_shape[1] / kChannelBlock;
+    const int64_t M = geo.dst_shape[1], blocks = M / kChannelBlock;
     const int parts = channel_parts(geo, xs);
     for (int p = 0; p < parts; ++p) {
-      const int64_t first = dnnl_part_first(blocks, parts, p);
-      const int64_t last = dnnl_part_first(blocks, parts, p + 1);
-      primitive(geo, xs, first * kChannelBlock, (last - first) * kChannelBlock);
+      const auto r = channel_range(M, dnnl_part_first(blocks, parts, p),
+                                   dnnl_part_first(blocks, parts, p + 1));
+      primitive(geo, xs, r.first, r.second);
     }
     if (parts == 0) primitive(geo, xs);
   }
@@ -389,12 +392,19 @@ class QConvKernel : public Kernel {
   // kWeightsOverData).
   int channel_parts(const ConvGeometry& geo, const Dims& x) const {
     const int64_t M = geo.dst_shape[1];
-    if (p_.gemm || p_.attrs.group != 1 || geo.dst_shape[0] != 1 || M % kChannelBlock != 0) return 0;
+    if (p_.attrs.group != 1 || geo.dst_shape[0] != 1 || M < 2 * kChannelBlock) return 0;
     const double w_bytes = static_cast<double>(element_count(p_.w_shape));
     const double data_bytes = static_cast<double>(element_count(x) + element_count(geo.dst_shape));
     if (w_bytes < kWeightsOverData * data_bytes) return 0;
     const int parts = dnnl_parts(M / kChannelBlock, macs(geo), kMinMacsPerPart);
     return parts > 1 ? parts : 0;
+  }
+
+  // The output channels of the part over blocks [first, last) of M / kChannelBlock: whole
+  // blocks, the last part also the channels past them.
+  static std::pair<int64_t, int64_t> channel_range(int64_t M, int64_t first, int64_t last) {
+    const int64_t m0 = first * kChannelBlock;
+    return {m0, (last == M / kChannelBlock ? M : last * kChannelBlock) - m0};
   }
 
   double macs(const ConvGeometry& geo) const {
@@ -411,7 +421,8 @@ class QConvKernel : public Kernel {
     const int64_t M = geo.dst_shape[1], pixels = element_count(geo.dst_shape) / M;
     auto* out = static_cast<std::byte*>(first_element(work.data, work.desc));
     dnnl_parallel(M / kChannelBlock, parts, [&](int64_t first, int64_t last) {
-      const int64_t m0 = first * kChannelBlock, mc = (last - first) * kChannelBlock;
+      const auto range = channel_range(M, first, last);
+      const int64_t m0 = range.first, mc = range.second;
       const std::shared_ptr<const Entry> e = primitive(geo, src.desc.shape, m0, mc);
       std::byte* part = thread_buffer(3, pixels * mc);
       if (p_.residual) copy_pixels(part, mc, out + m0, M, pixels, mc);
@@ -469,13 +480,14 @@ class QConvKernel : public Kernel {
     w->storage.resize(d.get_size() + 64);
     const auto addr = reinterpret_cast<uintptr_t>(w->storage.data());
     w->mem = dnnl::memory(d, dnnl_engine(), w->storage.data() + (64 - addr % 64) % 64);
-    // Output channel blocks (group 1 only) are rows [m_first, ...) of the plain (M, C, k...).
+    // Output channel blocks (group 1 only) are rows [m_first, ...) of the plain (M, C, k...),
+    // through its strides: QGemm's W stored (K, M) is a transposed view.
     TensorDesc plain = p_.w_plain;
     const dims_t dims = d.dims();
     int64_t offset = 0;
     if (dims[0] != plain.shape[0]) {
-      offset = m_first * (element_count(plain) / plain.shape[0]);
-      plain = row_major(DType::kInt8, Dims(dims.begin(), dims.end()));
+      offset = m_first * plain.strides[0];
+      plain.shape[0] = dims[0];
     }
     dnnl::memory from(*strided_md(plain), dnnl_engine(),
                       const_cast<std::byte*>(p_.weights->bytes()) + offset);

@@ -434,7 +434,50 @@ TEST(DnnlQConv, LayersWhoseDataOutweighTheWeightsKeepTheirSplit) {
   EXPECT_EQ(dnnl_qconv_channel_splits(), splits);
 }
 
-// geon.QGemm: X (N, K) by W (M, K) with trans_b, else (K, M), against the product in double.
+// geon.QGemm of X (N, K) by W (M, K) with trans_b, else (K, M), against the product in double:
+// every output one of the values the quantized reference allows.
+void expect_qgemm(std::mt19937& rng, int64_t N, int64_t K, int64_t M, bool trans_b,
+                  bool per_channel) {
+  const std::vector<double> xv = random_ints(rng, N * K, 0, 255);
+  const std::vector<double> wv = random_ints(rng, M * K, -64, 63);
+  const int64_t x_zero = pick(rng, 0, 255), y_zero = pick(rng, 0, 255);
+  const double x_scale = uniform(rng, 0.01, 0.05);
+  std::vector<double> w_scale;
+  for (int64_t m = 0; m < (per_channel ? M : 1); ++m) w_scale.push_back(uniform(rng, 0.002, 0.02));
+  std::vector<double> bias = random_ints(rng, M, -3000, 3000);
+  const double b_scale = x_scale * w_scale[0];
+  std::vector<double> c(static_cast<size_t>(N * M));
+  double big = 1e-6;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      double acc = 0;
+      for (int64_t k = 0; k < K; ++k)
+        acc += (xv[n * K + k] - x_zero) * wv[trans_b ? m * K + k : k * M + m];
+      const double ws = w_scale.size() == 1 ? w_scale[0] : w_scale[m];
+      c[n * M + m] = acc * x_scale * ws + bias[m] * b_scale;
+      big = std::max(big, std::abs(c[n * M + m]));
+    }
+  const double y_scale = big / 100;
+  NodeGraph ng("QGemm", 1);
+  ng.node->domain = "geon";
+  ng.in(Host::of(DType::kUInt8, {N, K}, xv)).in(scalar(DType::kFloat, x_scale), true);
+  ng.in(scalar(DType::kUInt8, x_zero), true);
+  ng.in(Host::of(DType::kInt8, trans_b ? Dims{M, K} : Dims{K, M}, wv), true);
+  ng.in(Host::of(DType::kFloat, {static_cast<int64_t>(w_scale.size())}, w_scale), true);
+  ng.omitted().in(Host::of(DType::kInt32, {M}, bias), true);
+  ng.in(scalar(DType::kFloat, b_scale), true).omitted();
+  ng.in(scalar(DType::kFloat, y_scale), true).in(scalar(DType::kUInt8, y_zero), true);
+  ng.out(DType::kUInt8, {N, M}).attr_i("trans_b", trans_b ? 1 : 0);
+  ASSERT_EQ(ng.supports(dnnl_kernels()), std::nullopt);
+  const Host got = ng.run(dnnl_kernels()).at(0);
+  ASSERT_EQ(got.shape(), (Dims{N, M}));
+  for (int64_t i = 0; i < N * M; ++i) {
+    const std::set<double> want =
+        quantized(c[i] / y_scale, static_cast<double>(y_zero), DType::kUInt8);
+    EXPECT_TRUE(want.count(got.at(i))) << "at " << i << ": " << got.at(i);
+  }
+}
+
 // A one-pixel convolution must still get a jit implementation (strides alone would read as the
 // plain layout and leave oneDNN's reference one).
 TEST(DnnlQGemm, MatchesTheQuantizedReference) {
@@ -442,48 +485,26 @@ TEST(DnnlQGemm, MatchesTheQuantizedReference) {
   const int64_t before = dnnl_qconv_reference_primitives();
   for (int t = 0; t < 24; ++t) {
     SCOPED_TRACE(t);
-    const bool trans_b = t % 2 == 0;
     const int64_t N = pick(rng, 1, 3), K = pick(rng, 1, 40), M = pick(rng, 1, 20);
-    const std::vector<double> xv = random_ints(rng, N * K, 0, 255);
-    const std::vector<double> wv = random_ints(rng, M * K, -64, 63);
-    const int64_t x_zero = pick(rng, 0, 255), y_zero = pick(rng, 0, 255);
-    const double x_scale = uniform(rng, 0.01, 0.05);
-    std::vector<double> w_scale;
-    for (int64_t m = 0; m < (t % 3 ? M : 1); ++m) w_scale.push_back(uniform(rng, 0.002, 0.02));
-    std::vector<double> bias = random_ints(rng, M, -3000, 3000);
-    const double b_scale = x_scale * w_scale[0];
-    std::vector<double> c(static_cast<size_t>(N * M));
-    double big = 1e-6;
-    for (int64_t n = 0; n < N; ++n)
-      for (int64_t m = 0; m < M; ++m) {
-        double acc = 0;
-        for (int64_t k = 0; k < K; ++k)
-          acc += (xv[n * K + k] - x_zero) * wv[trans_b ? m * K + k : k * M + m];
-        const double ws = w_scale.size() == 1 ? w_scale[0] : w_scale[m];
-        c[n * M + m] = acc * x_scale * ws + bias[m] * b_scale;
-        big = std::max(big, std::abs(c[n * M + m]));
-      }
-    const double y_scale = big / 100;
-    NodeGraph ng("QGemm", 1);
-    ng.node->domain = "geon";
-    ng.in(Host::of(DType::kUInt8, {N, K}, xv)).in(scalar(DType::kFloat, x_scale), true);
-    ng.in(scalar(DType::kUInt8, x_zero), true);
-    ng.in(Host::of(DType::kInt8, trans_b ? Dims{M, K} : Dims{K, M}, wv), true);
-    ng.in(Host::of(DType::kFloat, {static_cast<int64_t>(w_scale.size())}, w_scale), true);
-    ng.omitted().in(Host::of(DType::kInt32, {M}, bias), true);
-    ng.in(scalar(DType::kFloat, b_scale), true).omitted();
-    ng.in(scalar(DType::kFloat, y_scale), true).in(scalar(DType::kUInt8, y_zero), true);
-    ng.out(DType::kUInt8, {N, M}).attr_i("trans_b", trans_b ? 1 : 0);
-    ASSERT_EQ(ng.supports(dnnl_kernels()), std::nullopt);
-    const Host got = ng.run(dnnl_kernels()).at(0);
-    ASSERT_EQ(got.shape(), (Dims{N, M}));
-    for (int64_t i = 0; i < N * M; ++i) {
-      const std::set<double> want =
-          quantized(c[i] / y_scale, static_cast<double>(y_zero), DType::kUInt8);
-      EXPECT_TRUE(want.count(got.at(i))) << "at " << i << ": " << got.at(i);
-    }
+    expect_qgemm(rng, N, K, M, t % 2 == 0, t % 3 != 0);
   }
   EXPECT_EQ(dnnl_qconv_reference_primitives(), before);
+}
+
+// One row by weights far larger than it (a classifier) splits by output channels, the last part
+// taking the channels past the last whole block of 16 (M = 200: 12 blocks and 8 more).
+TEST(DnnlQGemm, OneRowByWideWeightsSplitsByOutputChannels) {
+  std::mt19937 rng(39);
+  for (const int threads : {2, 3}) {
+    ThreadPool pool(threads);
+    ScopedPool scope(&pool);
+    for (const int64_t M : {200, 48}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, M " + std::to_string(M));
+      const int64_t splits = dnnl_qconv_channel_splits();
+      expect_qgemm(rng, 1, 8192, M, M == 200, M == 200);  // enough for every thread
+      EXPECT_EQ(dnnl_qconv_channel_splits(), splits + 1);
+    }
+  }
 }
 
 TEST(DnnlQConv, SupportsRefusesWhatItCannotRun) {
