@@ -188,6 +188,28 @@ TEST(CpuDnnlPrepacked, PackedRunRefusesOtherViewsWithoutWriting) {
 namespace geon::cpu::testing {
 namespace {
 
+// dst = A·B (+ bias) (+ z, beta 1) through the packed product, each of the four forms, against
+// `ab`, A·B in double: (rows, N) row-major.
+void expect_bias_and_residual_runs(const DnnlPackedMatmul& packed, const Host& a, const Host& z,
+                                   const Host& bias, const std::vector<double>& ab) {
+  const int64_t rows = a.shape()[0], n = bias.shape()[0];
+  for (const bool with_bias : {false, true})
+    for (const float beta : {0.0f, 1.0f}) {
+      SCOPED_TRACE(::testing::Message() << "bias " << with_bias << " beta " << beta);
+      Host dst = Host::of(DType::kFloat, {rows, n}, std::vector<double>(rows * n, 0.0));
+      for (int64_t i = 0; i < rows * n; ++i)
+        reinterpret_cast<float*>(dst.bytes->data())[i] = static_cast<float>(z.at(i));
+      const ConstOperand bias_op(bias.desc, bias.bytes->data());
+      ASSERT_TRUE(packed.run(ConstOperand(a.desc, a.bytes->data()),
+                             Operand{dst.desc, dst.bytes->data()}, with_bias ? &bias_op : nullptr,
+                             beta));
+      expect_values(
+          dst, {rows, n},
+          [&](int64_t i) { return ab[i] + (with_bias ? bias.at(i % n) : 0.0) + beta * z.at(i); },
+          1e-3);  // sums of up to 3072 float products: the ONNX test data's rtol
+    }
+}
+
 // Every row count, with and without bias and the residual (beta 1), runs on the packed weights:
 // the BERT feed-forward shapes among them, whose primitives on AVX-512 want another blocked
 // layout than the one packed at creation for some row counts (a copy in that layout is made
@@ -215,25 +237,8 @@ TEST(CpuDnnlPrepacked, EveryRowCountBiasAndResidualRunsPacked) {
         for (int64_t q = 0; q < k_len; ++q)
           for (int64_t j = 0; j < n_len; ++j)
             ab[m * n_len + j] += double(af[m * k_len + q]) * bf[q * n_len + j];
-      for (const bool with_bias : {false, true})
-        for (const float beta : {0.0f, 1.0f}) {
-          SCOPED_TRACE(::testing::Message() << "K " << k_len << " N " << n_len << " rows " << rows
-                                            << " bias " << with_bias << " beta " << beta);
-          Host dst =
-              Host::of(DType::kFloat, {rows, n_len}, std::vector<double>(z.bytes->size() / 4, 0.0));
-          for (int64_t i = 0; i < rows * n_len; ++i)
-            reinterpret_cast<float*>(dst.bytes->data())[i] = static_cast<float>(z.at(i));
-          const ConstOperand bias_op(bias.desc, bias.bytes->data());
-          ASSERT_TRUE(packed->run(ConstOperand(a.desc, a.bytes->data()),
-                                  Operand{dst.desc, dst.bytes->data()},
-                                  with_bias ? &bias_op : nullptr, beta));
-          expect_values(
-              dst, {rows, n_len},
-              [&](int64_t i) {
-                return ab[i] + (with_bias ? bias.at(i % n_len) : 0.0) + beta * z.at(i);
-              },
-              1e-3);  // sums of 3072 float products: the ONNX test data's rtol
-        }
+      SCOPED_TRACE(::testing::Message() << "K " << k_len << " N " << n_len << " rows " << rows);
+      expect_bias_and_residual_runs(*packed, a, z, bias, ab);
     }
     // Copies in other layouts are made once: running every row count again makes none.
     const int64_t relayouts = dnnl_packed_matmul_relayouts();
@@ -293,25 +298,9 @@ TEST(CpuDnnlPrepacked, LargeBReadByManyRowsSplitsByColumns) {
       for (const int threads : {1, 2, 3}) {
         ThreadPool pool(threads);
         ScopedPool scope(&pool);
-        for (const bool with_bias : {false, true})
-          for (const float beta : {0.0f, 1.0f}) {
-            SCOPED_TRACE(::testing::Message()
-                         << "transposed " << transposed << " rows " << rows << " threads "
-                         << threads << " bias " << with_bias << " beta " << beta);
-            Host dst = Host::of(DType::kFloat, {rows, N}, std::vector<double>(rows * N, 0.0));
-            for (int64_t i = 0; i < rows * N; ++i)
-              reinterpret_cast<float*>(dst.bytes->data())[i] = static_cast<float>(z.at(i));
-            const ConstOperand bias_op(bias.desc, bias.bytes->data());
-            ASSERT_TRUE(packed->run(ConstOperand(a.desc, a.bytes->data()),
-                                    Operand{dst.desc, dst.bytes->data()},
-                                    with_bias ? &bias_op : nullptr, beta));
-            expect_values(
-                dst, {rows, N},
-                [&](int64_t i) {
-                  return ab[i] + (with_bias ? bias.at(i % N) : 0.0) + beta * z.at(i);
-                },
-                1e-3);  // sums of 1040 float products: the ONNX test data's rtol
-          }
+        SCOPED_TRACE(::testing::Message()
+                     << "transposed " << transposed << " rows " << rows << " threads " << threads);
+        expect_bias_and_residual_runs(*packed, a, z, bias, ab);
         EXPECT_EQ(pool.parallel_jobs() > 0, threads > 1) << threads << " threads";
       }
       if (!packed->splits_by_columns()) continue;
