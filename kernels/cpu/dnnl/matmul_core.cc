@@ -198,14 +198,14 @@ struct Block {
 }  // namespace
 
 // dst = alpha·a·b (+ bias) (+ beta·dst) (+ post), split across the pool by rows of dst (by its
-// columns when it has one row), each block one primitive call on its thread. The blocks'
-// primitives are made before anything runs; false when one cannot be (the caller takes
+// columns when it has one row or `by_columns`), each block one primitive call on its thread. The
+// blocks' primitives are made before anything runs; false when one cannot be (the caller takes
 // another path), and nothing is written.
 bool DnnlMatmul::run_split(const ConstOperand& a, const ConstOperand& b, const ConstOperand* bias,
-                           const Operand& dst, float alpha, float beta,
-                           const MatmulPostOps* post) const {
+                           const Operand& dst, float alpha, float beta, const MatmulPostOps* post,
+                           bool by_columns) const {
   const int r = dst.desc.rank();
-  const int axis = dst.desc.shape[r - 2] > 1 ? r - 2 : r - 1;
+  const int axis = dst.desc.shape[r - 2] > 1 && !by_columns ? r - 2 : r - 1;
   const int64_t items = dst.desc.shape[axis];
   const double macs = static_cast<double>(element_count(dst.desc)) * a.desc.shape[r - 1];
   const int parts = dnnl_parts(items, macs, kMinMacsPerPart);
@@ -308,6 +308,19 @@ bool DnnlMatmul::run_fused(const ConstOperand& a, const ConstOperand& b, const C
     }
   }
   return run_split(a, b, bias, dst, alpha, 0.0f, &post);
+}
+
+bool DnnlMatmul::run_by_columns(const ConstOperand& a, const ConstOperand& b,
+                                const ConstOperand* bias, const Operand& dst, float beta) const {
+  if (a.desc.rank() != 2 || b.desc.rank() != 2 || dst.desc.rank() != 2) return false;
+  if (element_count(dst.desc) == 0 || a.desc.shape.back() == 0) return false;
+  if (!acceptable(a.desc) || !acceptable(b.desc) || !acceptable(dst.desc) ||
+      dst.desc.strides.back() != 1)
+    return false;
+  if (bias && (bias->desc.rank() != 2 || bias->desc.shape[0] != 1 ||
+               bias->desc.shape[1] != dst.desc.shape[1]))
+    return false;
+  return run_split(a, b, bias, dst, 1.0f, beta, nullptr, true);
 }
 
 }  // namespace geon::cpu

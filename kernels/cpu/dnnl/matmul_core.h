@@ -61,10 +61,16 @@ class DnnlMatmul {
   // untouched by the primitive, when oneDNN has no such primitive for these views.
   bool run_fused(const ConstOperand& a, const ConstOperand& b, const ConstOperand* bias,
                  const Operand& dst, float alpha, const MatmulPostOps& post) const;
+  // dst = a·b (+ bias) (+ beta * dst) for 2-D a, b, dst and a (1, N) bias, split across the
+  // pool by columns of dst rather than rows: each thread reads only its columns of b. False,
+  // with nothing written, when the views do not allow it.
+  bool run_by_columns(const ConstOperand& a, const ConstOperand& b, const ConstOperand* bias,
+                      const Operand& dst, float beta) const;
 
  private:
   bool run_split(const ConstOperand& a, const ConstOperand& b, const ConstOperand* bias,
-                 const Operand& dst, float alpha, float beta, const MatmulPostOps* post) const;
+                 const Operand& dst, float alpha, float beta, const MatmulPostOps* post,
+                 bool by_columns = false) const;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

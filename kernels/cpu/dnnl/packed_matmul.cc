@@ -44,8 +44,6 @@ constexpr int64_t kMinMacsPerPart = int64_t{1} << 16;
 // sgemm is 15% slower than the convolution on all of them: neither is split so.
 constexpr int64_t kColumnMinWeights = int64_t{1} << 19;
 constexpr int64_t kColumnMinRows = 32;
-// Column parts are whole blocks of this many columns (a cache line of floats).
-constexpr int64_t kColumnBlock = 16;
 
 dnnl::memory::desc src_md(int64_t rows, int64_t k) { return {dims_t{1, k, rows}, f32, tag::nwc}; }
 dnnl::memory::desc dst_md(int64_t rows, int64_t n) { return {dims_t{1, n, rows}, f32, tag::nwc}; }
@@ -103,44 +101,8 @@ bool avx512_core() {
 }
 
 bool column_split_pays(int64_t k, int64_t n, int64_t min_rows) {
-  return min_rows >= kColumnMinRows && k * n >= kColumnMinWeights && n >= 2 * kColumnBlock &&
-         k >= n && avx512_core();
-}
-
-// A column part's matmul: A (rows, K) dense, B's columns [c, c + cols) of the dense (K, N) copy,
-// dst's columns [c, c + cols) of a dense (rows, N), bias (1, cols).
-struct ColumnEntry {
-  std::optional<dnnl::matmul> prim;
-  dnnl::memory::desc a, b, dst, bias;
-  dnnl::memory::desc scratch;
-  size_t scratch_bytes = 0;
-};
-
-std::shared_ptr<ColumnEntry> make_column_entry(int64_t rows, int64_t k, int64_t n, int64_t cols,
-                                               bool bias, float beta) {
-  auto e = std::make_shared<ColumnEntry>();
-  e->a = dnnl::memory::desc(dims_t{rows, k}, f32, dims_t{k, 1});
-  e->b = dnnl::memory::desc(dims_t{k, cols}, f32, dims_t{n, 1});
-  e->dst = dnnl::memory::desc(dims_t{rows, cols}, f32, dims_t{n, 1});
-  e->bias = dnnl::memory::desc(dims_t{1, cols}, f32, tag::ab);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  if (beta != 0.0f) {
-    dnnl::post_ops po;
-    po.append_sum(beta);
-    attr.set_post_ops(po);
-  }
-  try {
-    const auto desc = bias ? dnnl::matmul::desc(e->a, e->b, e->bias, e->dst)
-                           : dnnl::matmul::desc(e->a, e->b, e->dst);
-    dnnl::matmul::primitive_desc pd(desc, attr, dnnl_engine());
-    if (std::string(pd.impl_info_str()).find("ref") != std::string::npos) return e;
-    e->scratch = pd.scratchpad_desc();
-    e->scratch_bytes = e->scratch.get_size();
-    e->prim.emplace(pd);
-  } catch (const dnnl::error&) {
-  }
-  return e;
+  return min_rows >= kColumnMinRows && k * n >= kColumnMinWeights && n >= 2 && k >= n &&
+         avx512_core();
 }
 
 }  // namespace
@@ -157,17 +119,11 @@ struct DnnlPackedMatmul::Impl {
   std::unique_ptr<const PackedGemm> small;  // geon's own packing for small products, or null
   int64_t panel_width = 0;                  // column_panel_width(weights): 0, no packed_gemv
   // Split by columns (kColumnMinWeights): `weights` is then B's plain dense (K, N) row-major
-  // copy, each part a matmul over its columns; every run has at least kColumnMinRows rows.
+  // copy, which `columns` reads in place; every run has at least kColumnMinRows rows.
   bool by_columns = false;
+  DnnlMatmul columns;
 
   PrimitiveCache<std::vector<int64_t>, Entry> cache{kMaxCachedPrimitives};
-  PrimitiveCache<std::vector<int64_t>, ColumnEntry> column_cache{kMaxCachedPrimitives};
-
-  static int64_t bits(float f) {
-    int32_t b;
-    std::memcpy(&b, &f, 4);
-    return b;
-  }
   // The packed weights reordered into other layouts (relaid()), kept for the object's life.
   mutable std::vector<std::pair<dnnl::memory, std::shared_ptr<Storage>>> other_layouts;
 
@@ -197,6 +153,11 @@ struct DnnlPackedMatmul::Impl {
 
   std::shared_ptr<const Entry> primitive(int64_t rows, bool bias, float beta,
                                          std::span<const MatmulPostOps::Eltwise> post) const {
+    const auto bits = [](float f) {
+      int32_t b;
+      std::memcpy(&b, &f, 4);
+      return b;
+    };
     std::vector<int64_t> key{rows, bias ? 1 : 0, bits(beta)};
     for (const MatmulPostOps::Eltwise& e : post)
       key.insert(key.end(), {static_cast<int64_t>(e.alg), bits(e.alpha), bits(e.beta)});
@@ -218,14 +179,6 @@ struct DnnlPackedMatmul::Impl {
       return e;
     });
   }
-
-  std::shared_ptr<const ColumnEntry> column_primitive(int64_t rows, int64_t cols, bool bias,
-                                                      float beta) const {
-    return column_cache.get({rows, cols, bias ? 1 : 0, bits(beta)},
-                            [&] { return make_column_entry(rows, k, n, cols, bias, beta); });
-  }
-
-  bool run_by_columns(int64_t rows, const float* a0, float* d0, const float* b0, float beta) const;
 };
 
 DnnlPackedMatmul::DnnlPackedMatmul(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -333,7 +286,16 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
   }
   // The column parts' sgemm applies eltwise post-ops in a slow pass of its own (768x3072 with Gelu,
   // BERT's FFN1: 3.30 ms, 2.75 without): refused, the caller applies the activation after.
-  if (p.by_columns) return post.empty() && p.run_by_columns(rows, a0, d0, b0, beta);
+  if (p.by_columns) {
+    if (!post.empty()) return false;
+    const ConstOperand b_plain(row_major(DType::kFloat, Dims{p.k, p.n}),
+                               p.weights_mem.get_data_handle());
+    std::optional<ConstOperand> bias_row;
+    if (bias) bias_row.emplace(row_major(DType::kFloat, Dims{1, p.n}), b0);
+    return p.columns.run_by_columns(ConstOperand(row_major(DType::kFloat, Dims{rows, p.k}), a0),
+                                    b_plain, bias ? &*bias_row : nullptr,
+                                    Operand{row_major(DType::kFloat, Dims{rows, p.n}), d0}, beta);
+  }
   // Blocks of rows across the pool, each one primitive call on its thread. A split gives at most
   // two row counts; both must have a primitive before anything is written.
   const int parts = dnnl_parts(rows, double(rows) * p.k * p.n, kMinMacsPerPart);
@@ -352,33 +314,6 @@ bool DnnlPackedMatmul::run(const ConstOperand& a, const Operand& dst, const Cons
       args[n++] = dnnl_thread_arg(DNNL_ARG_BIAS, dnnl::memory::desc({p.n}, f32, tag::a), b0);
     dnnl_run(*e->prim, std::span(args, n), e->scratch, e->scratch_bytes,
              "oneDNN prepacked matmul: execution failed");
-  });
-  return true;
-}
-
-bool DnnlPackedMatmul::Impl::run_by_columns(int64_t rows, const float* a0, float* d0,
-                                            const float* b0, float beta) const {
-  const int64_t blocks = (n + kColumnBlock - 1) / kColumnBlock;
-  const int parts = dnnl_parts(blocks, double(rows) * k * n, kMinMacsPerPart);
-  const auto first_col = [&](int part) {
-    return std::min(n, dnnl_part_first(blocks, parts, part) * kColumnBlock);
-  };
-  // At most three column counts (two part sizes, and a last part short of a whole block); each
-  // must have a primitive before anything is written.
-  for (int part = 0; part < parts; ++part)
-    if (!column_primitive(rows, first_col(part + 1) - first_col(part), b0 != nullptr, beta)->prim)
-      return false;
-  const float* w = static_cast<const float*>(weights_mem.get_data_handle());
-  dnnl_parallel(blocks, parts, [&](int64_t first, int64_t last) {
-    const int64_t c0 = first * kColumnBlock, c1 = std::min(n, last * kColumnBlock);
-    const auto e = column_primitive(rows, c1 - c0, b0 != nullptr, beta);
-    dnnl_exec_arg_t args[4] = {dnnl_thread_arg(DNNL_ARG_SRC, e->a, a0),
-                               dnnl_thread_arg(DNNL_ARG_WEIGHTS, e->b, w + c0),
-                               dnnl_thread_arg(DNNL_ARG_DST, e->dst, d0 + c0)};
-    int count = 3;
-    if (b0) args[count++] = dnnl_thread_arg(DNNL_ARG_BIAS, e->bias, b0 + c0);
-    dnnl_run(*e->prim, std::span(args, count), e->scratch, e->scratch_bytes,
-             "oneDNN prepacked matmul (by columns): execution failed");
   });
   return true;
 }

@@ -265,8 +265,8 @@ bool onednn_has_avx512_core() {
 }
 
 // A large B with K >= N that the graph says many rows read is split by columns on AVX-512
-// (packed_matmul.cc): every part count (1, 2 and 3 threads; parts of whole 16-column blocks and a
-// short last one, N = 520), the bias, the residual and a transposed, scaled B against naive
+// (packed_matmul.cc): every part count (1, 2 and 3 threads over N = 520 columns, so unequal
+// parts), the bias, the residual and a transposed, scaled B against naive
 // loops. An activation it leaves to the caller: refused, nothing written.
 TEST(CpuDnnlPrepacked, LargeBReadByManyRowsSplitsByColumns) {
   const int64_t K = 1040, N = 520;  // K·N >= 2^19 floats
